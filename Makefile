@@ -1,0 +1,38 @@
+# Entry points; the work is done by the scripts in hack/.
+# K8S_VERSION picks the upstream release the patch series is applied to.
+K8S_VERSION ?= 1.37.1
+export K8S_VERSION
+
+.DEFAULT_GOAL := help
+.PHONY: help kubelet fetch-upstream import-patches export-patches \
+	test test-unit test-upstream clean
+
+help: ## list the targets
+	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
+	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
+	@echo "Env: FORCE=1 (discard unexported work), SIDECAR_ORDERING_DEFAULT=false,"
+	@echo "     PKGS='k8s.io/kubernetes/pkg/...', GATE=on|off|both"
+
+kubelet: ## build the patched kubelet into _output/bin/kubelet
+	hack/build-kubelet.sh
+
+fetch-upstream: ## fetch upstream Kubernetes into the work tree _output/vX.Y.Z/kubernetes
+	hack/fetch-upstream.sh
+
+import-patches: ## apply patches/vX.Y/series to the work tree as commits
+	hack/import-patches.sh
+
+export-patches: ## write the work tree's commits back to patches/vX.Y
+	hack/export-patches.sh
+
+test: test-unit test-upstream ## all tests
+
+test-unit: ## go test our own packages (./kubelet/...)
+	go test -count=1 ./kubelet/...
+
+test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
+	hack/import-patches.sh
+	hack/test-upstream.sh
+
+clean: ## remove _output (refuses if the work tree holds unexported work; FORCE=1 to discard)
+	hack/clean.sh

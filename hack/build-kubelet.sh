@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build the patched kubelet into $BIN_DIR/kubelet, version-stamped the way
+# upstream's hack/lib/version.sh does it, so `kubelet --version` and the
+# node's reported version say what was built:
+#
+#   v$K8S_VERSION-sidecar-kubelet+<first 12 of the series hash>
+#
+# Env:
+#   SIDECAR_ORDERING_DEFAULT=false  link with the SidecarContainerOrdering
+#                                   feature gate off by default
+#   LDFLAGS=...                     extra linker flags
+#   SOURCE_DATE_EPOCH=...           pin buildDate (as upstream)
+#
+# Incremental: a fingerprint of every input is kept beside the binary; when
+# it matches, go is not run at all (a no-op go build of kubelet still takes
+# tens of seconds to check and relink).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+case "${SIDECAR_ORDERING_DEFAULT:-true}" in
+  true | false) ;;
+  *) die "SIDECAR_ORDERING_DEFAULT must be true or false, not '$SIDECAR_ORDERING_DEFAULT'" ;;
+esac
+
+"$ROOT/hack/import-patches.sh"
+
+out="$BIN_DIR/kubelet"
+fingerprint_file="$out.fingerprint"
+
+version="v$K8S_VERSION-sidecar-kubelet+$(series_hash | cut -c1-12)"
+commit="$(tree_git rev-parse HEAD)"
+status="$(tree_git status --porcelain)"
+tree_state=clean
+[ -z "$status" ] || tree_state=dirty
+# Same rule as upstream: a pre-release suffix adds "+" to the minor.
+[[ "$version" =~ ^v([0-9]+)\.([0-9]+)(\.[0-9]+)?(-[^+]*)?(\+.*)?$ ]] || die "bad version $version"
+major="${BASH_REMATCH[1]}"
+minor="${BASH_REMATCH[2]}${BASH_REMATCH[4]:++}"
+
+ldflags=()
+add_ldflag() {
+  ldflags+=("-X k8s.io/client-go/pkg/version.$1=$2" "-X k8s.io/component-base/version.$1=$2")
+}
+add_ldflag gitVersion "$version"
+add_ldflag gitMajor "$major"
+add_ldflag gitMinor "$minor"
+add_ldflag gitCommit "$commit"
+add_ldflag gitTreeState "$tree_state"
+# The series defines this string variable; it sets the gate's default.
+[ "${SIDECAR_ORDERING_DEFAULT:-true}" = true ] ||
+  ldflags+=("-X k8s.io/kubernetes/pkg/features.sidecarContainerOrderingDefault=false")
+[ -z "${LDFLAGS:-}" ] || ldflags+=("$LDFLAGS")
+# buildDate stays out of the fingerprint: it changes on every run.
+stable_ldflags="${ldflags[*]}"
+add_ldflag buildDate "$(date -u ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} +%Y-%m-%dT%H:%M:%SZ)"
+
+fingerprint() (
+  echo "k8s $K8S_VERSION"
+  echo "tree $commit"
+  printf '%s\n' "$status"
+  echo "ldflags $stable_ldflags"
+  # A new toolchain or target needs a new binary too.
+  go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT
+  # Our own module, which the series links into kubelet: every .go file the
+  # compiler would see, tracked or not (tests cannot change the binary).
+  cd "$ROOT"
+  find kubelet -name '*.go' ! -name '*_test.go' -type f -print0 2>/dev/null | LC_ALL=C sort -z | xargs -0 -r sha256sum
+  sha256sum go.mod
+  [ ! -f go.sum ] || sha256sum go.sum
+)
+want="$(fingerprint | sha256sum | cut -d' ' -f1)"
+
+if [ -x "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null || true)" = "$want" ]; then
+  log "kubelet up to date: $out"
+  exit 0
+fi
+
+mkdir -p "$BIN_DIR"
+tmp="$(mktemp "$BIN_DIR/.kubelet.XXXXXX")"
+trap 'rm -f "$tmp" "$fingerprint_file.tmp"' EXIT
+log "building kubelet $version (tree ${commit:0:12}, $tree_state${SIDECAR_ORDERING_DEFAULT:+, SIDECAR_ORDERING_DEFAULT=$SIDECAR_ORDERING_DEFAULT})"
+start=$SECONDS
+(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "${ldflags[*]}" k8s.io/kubernetes/cmd/kubelet)
+# A mistyped -X is silently ignored by the linker; make sure the stamp took.
+got="$("$tmp" --version 2>&1 || true)"
+[ "$got" = "Kubernetes $version" ] || die "the built kubelet reports '$got', expected 'Kubernetes $version'"
+mv "$tmp" "$out"
+echo "$want" > "$fingerprint_file.tmp"
+mv "$fingerprint_file.tmp" "$fingerprint_file"
+log "built $out ($version) in $((SECONDS - start))s"

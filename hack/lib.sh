@@ -1,0 +1,79 @@
+# shellcheck shell=bash disable=SC2034  # the scripts that source it use these
+# Shared settings for the hack/ scripts. Source it; do not run it.
+#
+# K8S_VERSION picks the upstream release (without the leading "v"); the patch
+# series is the folder of its minor under patches/.
+
+# Let set -e reach into $(...) too, so that a failing command there stops
+# the script instead of yielding an empty or wrong value.
+shopt -s inherit_errexit
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+K8S_VERSION="${K8S_VERSION:-1.37.1}"
+K8S_VERSION="${K8S_VERSION#v}"
+K8S_MINOR="$(echo "$K8S_VERSION" | cut -d. -f1,2)"
+# Staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch>.
+STAGING_VERSION="v0.${K8S_VERSION#*.}"
+
+OUTPUT="${OUTPUT:-$ROOT/_output}"
+SERIES_DIR="${SERIES_DIR:-$ROOT/patches/v$K8S_MINOR}"
+SERIES_FILE="$SERIES_DIR/series"
+# The build module: requires k8s.io/kubernetes (replaced by the work tree) and
+# this repository (for kubelet/), and pins every staging module.
+BUILD_DIR="$OUTPUT/v$K8S_VERSION"
+# The upstream work tree, a git repository: the tag "upstream" marks the
+# pristine release, the branch "patches" carries the series as commits.
+TREE="$BUILD_DIR/kubernetes"
+BIN_DIR="$OUTPUT/bin"
+
+OWN_MODULE="github.com/sidecar-kubelet/sidecar-kubelet"
+UPSTREAM_TAG="upstream"
+PATCH_BRANCH="patches"
+
+# Deterministic identities for the commits the scripts make, so that the same
+# inputs give the same work tree and the same exported patches.
+export GIT_AUTHOR_NAME="${GIT_AUTHOR_NAME:-sidecar-kubelet}"
+export GIT_AUTHOR_EMAIL="${GIT_AUTHOR_EMAIL:-sidecar-kubelet@users.noreply.invalid}"
+export GIT_COMMITTER_NAME="${GIT_COMMITTER_NAME:-$GIT_AUTHOR_NAME}"
+export GIT_COMMITTER_EMAIL="${GIT_COMMITTER_EMAIL:-$GIT_AUTHOR_EMAIL}"
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# tree_git runs git in the upstream work tree.
+tree_git() { git -C "$TREE" "$@"; }
+
+# tree_busy succeeds while a git am, rebase, merge or cherry-pick is under way
+# in the work tree.
+tree_busy() {
+  local d
+  for d in rebase-apply rebase-merge MERGE_HEAD CHERRY_PICK_HEAD; do
+    [ ! -e "$(tree_git rev-parse --path-format=absolute --git-path "$d")" ] || return 0
+  done
+  return 1
+}
+
+# series_patches prints the patch files of the series in order, skipping
+# blank lines and comments.
+series_patches() {
+  [ -f "$SERIES_FILE" ] || die "no series file at $SERIES_FILE (is K8S_VERSION=$K8S_VERSION supported?)"
+  sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$SERIES_FILE" | grep -v '^$' || true
+}
+
+# series_hash fingerprints the series: the list and every patch's content.
+# It dies (rather than hashing garbage) if the series is incomplete; note that
+# die in a $(...) only ends that subshell, so the checks run here, outside the
+# pipeline.
+series_hash() {
+  [ -f "$SERIES_FILE" ] || die "no series file at $SERIES_FILE (is K8S_VERSION=$K8S_VERSION supported?)"
+  local p patches
+  patches="$(series_patches)"
+  for p in $patches; do
+    [ -f "$SERIES_DIR/$p" ] || die "series lists $p, but $SERIES_DIR/$p does not exist"
+  done
+  {
+    echo "$K8S_VERSION"
+    cat "$SERIES_FILE"
+    for p in $patches; do cat "$SERIES_DIR/$p"; done
+  } | sha256sum | cut -d' ' -f1
+}

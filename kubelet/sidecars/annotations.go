@@ -1,0 +1,133 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+const (
+	// SidecarsAnnotation names the entries of spec.containers that are
+	// sidecars, comma-separated, in start order.
+	SidecarsAnnotation = "sidecar-kubelet.io/sidecars"
+	// WaitReadyAnnotation, when "true", asks that native sidecars (init
+	// containers with restartPolicy Always) be ready, not only started,
+	// before the next container starts.
+	WaitReadyAnnotation = "sidecar-kubelet.io/wait-ready"
+)
+
+// Layout is the arrangement of a pod's containers around its sidecars, as
+// the pod's annotations ask for it. The zero Layout is upstream behaviour.
+type Layout struct {
+	// Sidecars are the names of the annotated sidecars, entries of
+	// spec.containers, in start order. Every other entry is an app container.
+	Sidecars []string
+	// WaitReady holds each container behind the readiness, not only the
+	// start, of the native sidecars before it.
+	WaitReady bool
+}
+
+// HasSidecars reports whether the pod has annotated sidecars.
+func (l Layout) HasSidecars() bool { return len(l.Sidecars) > 0 }
+
+// IsSidecar reports whether the entry of spec.containers with this name is
+// an annotated sidecar.
+func (l Layout) IsSidecar(name string) bool { return slices.Contains(l.Sidecars, name) }
+
+// AnnotationError says what is wrong with a pod's sidecar annotations. The
+// pod then runs with upstream behaviour.
+type AnnotationError struct {
+	// Problems are the findings, each a sentence naming the annotation.
+	Problems []string
+}
+
+func (e *AnnotationError) Error() string { return strings.Join(e.Problems, "; ") }
+
+// ParseAnnotations reads the sidecar layout a pod asks for. A pod without
+// the annotations gets the zero Layout at the cost of two map lookups. A
+// malformed annotation gives the zero Layout and an *AnnotationError that
+// names every problem found.
+func ParseAnnotations(pod *v1.Pod) (Layout, error) {
+	if pod == nil || len(pod.Annotations) == 0 {
+		return Layout{}, nil
+	}
+	sidecarsValue, hasSidecars := pod.Annotations[SidecarsAnnotation]
+	waitReadyValue, hasWaitReady := pod.Annotations[WaitReadyAnnotation]
+	if !hasSidecars && !hasWaitReady {
+		return Layout{}, nil
+	}
+
+	var layout Layout
+	var problems []string
+	if hasSidecars {
+		var p []string
+		layout.Sidecars, p = parseSidecars(pod, sidecarsValue)
+		problems = append(problems, p...)
+	}
+	if hasWaitReady {
+		waitReady, err := strconv.ParseBool(strings.TrimSpace(waitReadyValue))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s=%q: not a boolean, want \"true\" or \"false\"", WaitReadyAnnotation, waitReadyValue))
+		}
+		layout.WaitReady = waitReady
+	}
+	if len(problems) > 0 {
+		return Layout{}, &AnnotationError{Problems: problems}
+	}
+	return layout, nil
+}
+
+func parseSidecars(pod *v1.Pod, value string) ([]string, []string) {
+	var problems []string
+	problem := func(format string, args ...any) {
+		problems = append(problems, fmt.Sprintf("%s=%q: ", SidecarsAnnotation, value)+fmt.Sprintf(format, args...))
+	}
+
+	if strings.TrimSpace(value) == "" {
+		problem("names no container")
+		return nil, problems
+	}
+	var names []string
+	for i, item := range strings.Split(value, ",") {
+		name := strings.TrimSpace(item)
+		switch {
+		case name == "":
+			problem("item %d is empty", i+1)
+		case slices.Contains(names, name):
+			problem("%q is listed twice", name)
+		case hasContainer(pod.Spec.Containers, name):
+			names = append(names, name)
+		case hasContainer(pod.Spec.InitContainers, name):
+			problem("%q is an init container; native sidecars are declared with restartPolicy: Always, not with this annotation", name)
+		default:
+			problem("%q is not a container of the pod", name)
+		}
+	}
+	if len(names) > 0 && len(names) == len(pod.Spec.Containers) {
+		problem("names every container; at least one app container must remain")
+	}
+	return names, problems
+}
+
+func hasContainer(containers []v1.Container, name string) bool {
+	return slices.ContainsFunc(containers, func(c v1.Container) bool { return c.Name == name })
+}

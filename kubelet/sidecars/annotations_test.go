@@ -1,0 +1,325 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// newAnnotatedPod returns a pod with the app containers app, a and b, a plain
+// init container init and a native sidecar native, with these annotations.
+func newAnnotatedPod(annotations map[string]string) *v1.Pod {
+	restartPolicy := v1.ContainerRestartPolicyAlways
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			UID:         "12345678",
+			Name:        "bar",
+			Namespace:   "new",
+			Annotations: annotations,
+		},
+		Spec: v1.PodSpec{
+			InitContainers: []v1.Container{
+				{Name: "init", Image: "busybox"},
+				{Name: "native", Image: "busybox", RestartPolicy: &restartPolicy},
+			},
+			Containers: []v1.Container{
+				{Name: "app", Image: "busybox"},
+				{Name: "a", Image: "busybox"},
+				{Name: "b", Image: "busybox"},
+			},
+		},
+	}
+}
+
+func TestParseAnnotations(t *testing.T) {
+	const (
+		notBoolean = `: not a boolean, want "true" or "false"`
+		initName   = ` is an init container; native sidecars are declared with restartPolicy: Always, not with this annotation`
+	)
+	testCases := []struct {
+		name string
+		// nilPod passes a nil pod instead of one with annotations.
+		nilPod      bool
+		annotations map[string]string
+		// wantLayout is checked when wantProblems is empty.
+		wantLayout Layout
+		// wantProblems, when set, are the problems the *AnnotationError must
+		// report, in this order.
+		wantProblems []string
+	}{
+		{
+			name:       "nil pod",
+			nilPod:     true,
+			wantLayout: Layout{},
+		},
+		{
+			name:       "no annotations",
+			wantLayout: Layout{},
+		},
+		{
+			name:        "unrelated annotations only",
+			annotations: map[string]string{"example.com/foo": "bar"},
+			wantLayout:  Layout{},
+		},
+		{
+			name:        "wait-ready true",
+			annotations: map[string]string{WaitReadyAnnotation: "true"},
+			wantLayout:  Layout{WaitReady: true},
+		},
+		{
+			name:        "wait-ready false",
+			annotations: map[string]string{WaitReadyAnnotation: "false"},
+			wantLayout:  Layout{},
+		},
+		{
+			name:        "wait-ready with spaces and capitals",
+			annotations: map[string]string{WaitReadyAnnotation: " TRUE "},
+			wantLayout:  Layout{WaitReady: true},
+		},
+		{
+			name:        "wait-ready 1, as strconv.ParseBool reads it",
+			annotations: map[string]string{WaitReadyAnnotation: "1"},
+			wantLayout:  Layout{WaitReady: true},
+		},
+		{
+			name:        "wait-ready F, as strconv.ParseBool reads it",
+			annotations: map[string]string{WaitReadyAnnotation: "F"},
+			wantLayout:  Layout{},
+		},
+		{
+			name:        "one sidecar",
+			annotations: map[string]string{SidecarsAnnotation: "a"},
+			wantLayout:  Layout{Sidecars: []string{"a"}},
+		},
+		{
+			name:        "two sidecars in annotation order",
+			annotations: map[string]string{SidecarsAnnotation: "a,b"},
+			wantLayout:  Layout{Sidecars: []string{"a", "b"}},
+		},
+		{
+			name:        "annotation order kept, not spec order",
+			annotations: map[string]string{SidecarsAnnotation: "b,a"},
+			wantLayout:  Layout{Sidecars: []string{"b", "a"}},
+		},
+		{
+			name:        "whitespace trimmed",
+			annotations: map[string]string{SidecarsAnnotation: " a , b "},
+			wantLayout:  Layout{Sidecars: []string{"a", "b"}},
+		},
+		{
+			name:        "sidecars and wait-ready",
+			annotations: map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "true"},
+			wantLayout:  Layout{Sidecars: []string{"a"}, WaitReady: true},
+		},
+		{
+			name:         "empty value",
+			annotations:  map[string]string{SidecarsAnnotation: ""},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="": names no container`},
+		},
+		{
+			name:         "blank value",
+			annotations:  map[string]string{SidecarsAnnotation: "  "},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="  ": names no container`},
+		},
+		{
+			name:         "empty item",
+			annotations:  map[string]string{SidecarsAnnotation: "a,,b"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,,b": item 2 is empty`},
+		},
+		{
+			name:         "blank item",
+			annotations:  map[string]string{SidecarsAnnotation: "a, ,b"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a, ,b": item 2 is empty`},
+		},
+		{
+			name:         "trailing comma",
+			annotations:  map[string]string{SidecarsAnnotation: "a,"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,": item 2 is empty`},
+		},
+		{
+			name:         "leading comma",
+			annotations:  map[string]string{SidecarsAnnotation: ",a"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars=",a": item 1 is empty`},
+		},
+		{
+			name:         "duplicate",
+			annotations:  map[string]string{SidecarsAnnotation: "a,b,a"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,b,a": "a" is listed twice`},
+		},
+		{
+			name:         "duplicate after trimming",
+			annotations:  map[string]string{SidecarsAnnotation: "a, a"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a, a": "a" is listed twice`},
+		},
+		{
+			name:         "unknown name",
+			annotations:  map[string]string{SidecarsAnnotation: "a,istio-proxy"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,istio-proxy": "istio-proxy" is not a container of the pod`},
+		},
+		{
+			name:         "names are case sensitive",
+			annotations:  map[string]string{SidecarsAnnotation: "A"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="A": "A" is not a container of the pod`},
+		},
+		{
+			name:         "plain init container",
+			annotations:  map[string]string{SidecarsAnnotation: "init"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="init": "init"` + initName},
+		},
+		{
+			name:         "native sidecar",
+			annotations:  map[string]string{SidecarsAnnotation: "a,native"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,native": "native"` + initName},
+		},
+		{
+			name:         "every container named",
+			annotations:  map[string]string{SidecarsAnnotation: "a,b,app"},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,b,app": names every container; at least one app container must remain`},
+		},
+		{
+			name:        "every container named, and an unknown name",
+			annotations: map[string]string{SidecarsAnnotation: "app,a,b,nope"},
+			wantProblems: []string{
+				`sidecar-kubelet.io/sidecars="app,a,b,nope": "nope" is not a container of the pod`,
+				`sidecar-kubelet.io/sidecars="app,a,b,nope": names every container; at least one app container must remain`,
+			},
+		},
+		{
+			name:        "every container named, one of them twice",
+			annotations: map[string]string{SidecarsAnnotation: "app,a,b,a"},
+			wantProblems: []string{
+				`sidecar-kubelet.io/sidecars="app,a,b,a": "a" is listed twice`,
+				`sidecar-kubelet.io/sidecars="app,a,b,a": names every container; at least one app container must remain`,
+			},
+		},
+		{
+			name:         "bad wait-ready",
+			annotations:  map[string]string{WaitReadyAnnotation: "yes"},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready="yes"` + notBoolean},
+		},
+		{
+			name:         "empty wait-ready",
+			annotations:  map[string]string{WaitReadyAnnotation: ""},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready=""` + notBoolean},
+		},
+		{
+			name:         "valid sidecars with bad wait-ready",
+			annotations:  map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "yes"},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready="yes"` + notBoolean},
+		},
+		{
+			name: "several problems at once",
+			annotations: map[string]string{
+				SidecarsAnnotation:  "a,,a,nope,init",
+				WaitReadyAnnotation: "maybe",
+			},
+			wantProblems: []string{
+				`sidecar-kubelet.io/sidecars="a,,a,nope,init": item 2 is empty`,
+				`sidecar-kubelet.io/sidecars="a,,a,nope,init": "a" is listed twice`,
+				`sidecar-kubelet.io/sidecars="a,,a,nope,init": "nope" is not a container of the pod`,
+				`sidecar-kubelet.io/sidecars="a,,a,nope,init": "init"` + initName,
+				`sidecar-kubelet.io/wait-ready="maybe"` + notBoolean,
+			},
+		},
+	}
+
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var pod *v1.Pod
+			if !tc.nilPod {
+				pod = newAnnotatedPod(tc.annotations)
+			}
+			layout, err := ParseAnnotations(pod)
+
+			if len(tc.wantProblems) == 0 {
+				if err != nil {
+					t.Fatalf("ParseAnnotations() unexpected error: %v", err)
+				}
+				if diff := cmp.Diff(tc.wantLayout, layout); diff != "" {
+					t.Errorf("ParseAnnotations() Layout mismatch (-want +got):\n%s", diff)
+				}
+				return
+			}
+
+			if err == nil {
+				t.Fatalf("ParseAnnotations() = %+v, nil; want an error", layout)
+			}
+			if diff := cmp.Diff(Layout{}, layout); diff != "" {
+				t.Errorf("ParseAnnotations() with an error must return the zero Layout (-want +got):\n%s", diff)
+			}
+			var annotationErr *AnnotationError
+			if !errors.As(err, &annotationErr) {
+				t.Fatalf("ParseAnnotations() error is %T, want *AnnotationError: %v", err, err)
+			}
+			if diff := cmp.Diff(tc.wantProblems, annotationErr.Problems); diff != "" {
+				t.Errorf("ParseAnnotations() problems mismatch (-want +got):\n%s", diff)
+			}
+			if got, want := err.Error(), strings.Join(tc.wantProblems, "; "); got != want {
+				t.Errorf("ParseAnnotations() error text = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestLayoutIsSidecar(t *testing.T) {
+	testCases := []struct {
+		name            string
+		layout          Layout
+		wantHasSidecars bool
+		// wantSidecar maps container names to the expected IsSidecar.
+		wantSidecar map[string]bool
+	}{
+		{
+			name:            "zero layout",
+			layout:          Layout{},
+			wantHasSidecars: false,
+			wantSidecar:     map[string]bool{"app": false, "a": false, "": false},
+		},
+		{
+			name:            "wait-ready only",
+			layout:          Layout{WaitReady: true},
+			wantHasSidecars: false,
+			wantSidecar:     map[string]bool{"app": false, "native": false},
+		},
+		{
+			name:            "two sidecars",
+			layout:          Layout{Sidecars: []string{"a", "b"}},
+			wantHasSidecars: true,
+			wantSidecar:     map[string]bool{"a": true, "b": true, "app": false, "native": false, "": false, "A": false},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.layout.HasSidecars(); got != tc.wantHasSidecars {
+				t.Errorf("HasSidecars() = %v, want %v", got, tc.wantHasSidecars)
+			}
+			got := map[string]bool{}
+			for name := range tc.wantSidecar {
+				got[name] = tc.layout.IsSidecar(name)
+			}
+			if diff := cmp.Diff(tc.wantSidecar, got); diff != "" {
+				t.Errorf("IsSidecar() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,31 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package sidecars holds the decisions behind sidecar-kubelet's sidecar
+// semantics, apart from the kubelet that acts on them:
+//
+//   - which containers of a pod are sidecars (Layout, from the pod's
+//     annotations, with precise errors);
+//   - when a sidecar is ready for the containers that wait on it (IsReady);
+//   - which containers may start in a sync, which wait and on whom, and
+//     whether the pod's app containers are done (Layout.PlanStart);
+//   - the order in which a pod's containers stop (Layout.TerminationOrder)
+//     and what remains of the pod's one deadline (SecondsLeft).
+//
+// The patch series against pkg/kubelet calls into it. It depends on the
+// Kubernetes API types and on what it is handed, never on kubelet internals,
+// so that every rule is tested here with table tests.
+package sidecars

@@ -1,0 +1,49 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"k8s.io/component-base/metrics"
+)
+
+// Metrics of the kubelet's sidecar ordering, registered in the kubelet's own
+// registry (pkg/kubelet/metrics.Register).
+var (
+	// AppStartWaitDuration is how long app containers waited for their
+	// sidecars: from the first sidecar's start to the app containers' start.
+	AppStartWaitDuration = metrics.NewHistogram(&metrics.HistogramOpts{
+		Subsystem:      "kubelet",
+		Name:           "sidecar_app_start_wait_duration_seconds",
+		Help:           "Time app containers waited for their annotated sidecars to be ready, from the first sidecar's start to the app containers' start.",
+		Buckets:        metrics.ExponentialBuckets(0.05, 2, 14),
+		StabilityLevel: metrics.ALPHA,
+	})
+	// SidecarStopDuration is how long the sidecars took to stop once the app
+	// containers had exited.
+	SidecarStopDuration = metrics.NewHistogram(&metrics.HistogramOpts{
+		Subsystem:      "kubelet",
+		Name:           "sidecar_termination_duration_seconds",
+		Help:           "Time from the last app container's exit (or, for a completed pod, from the start of its termination) to every sidecar being stopped.",
+		Buckets:        metrics.ExponentialBuckets(0.05, 2, 14),
+		StabilityLevel: metrics.ALPHA,
+	})
+)
+
+// Metrics lists the collectors to register.
+func Metrics() []metrics.Registerable {
+	return []metrics.Registerable{AppStartWaitDuration, SidecarStopDuration}
+}

@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+func TestIsReady(t *testing.T) {
+	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"true"}}}}
+	noProbes := &v1.Container{Name: "sidecar"}
+	readinessOnly := &v1.Container{Name: "sidecar", ReadinessProbe: probe}
+	startupOnly := &v1.Container{Name: "sidecar", StartupProbe: probe}
+	bothProbes := &v1.Container{Name: "sidecar", ReadinessProbe: probe, StartupProbe: probe}
+
+	testCases := []struct {
+		name      string
+		container *v1.Container
+		running   bool
+		readiness ProbeResult
+		startup   ProbeResult
+		want      bool
+	}{
+		{
+			name:      "not running, no probes",
+			container: noProbes,
+			running:   false,
+			want:      false,
+		},
+		{
+			name:      "not running, readiness probe succeeded before it exited",
+			container: readinessOnly,
+			running:   false,
+			readiness: ProbeSuccess,
+			want:      false,
+		},
+		{
+			name:      "not running, startup probe succeeded before it exited",
+			container: startupOnly,
+			running:   false,
+			startup:   ProbeSuccess,
+			want:      false,
+		},
+		{
+			name:      "not running, both probes succeeded before it exited",
+			container: bothProbes,
+			running:   false,
+			readiness: ProbeSuccess,
+			startup:   ProbeSuccess,
+			want:      false,
+		},
+		{
+			name:      "readiness probe succeeded",
+			container: readinessOnly,
+			running:   true,
+			readiness: ProbeSuccess,
+			want:      true,
+		},
+		{
+			name:      "readiness probe failed",
+			container: readinessOnly,
+			running:   true,
+			readiness: ProbeFailure,
+			want:      false,
+		},
+		{
+			name:      "readiness probe not reported yet",
+			container: readinessOnly,
+			running:   true,
+			readiness: ProbeUnknown,
+			want:      false,
+		},
+		{
+			name:      "startup probe only, succeeded",
+			container: startupOnly,
+			running:   true,
+			startup:   ProbeSuccess,
+			want:      true,
+		},
+		{
+			name:      "startup probe only, not reported yet",
+			container: startupOnly,
+			running:   true,
+			startup:   ProbeUnknown,
+			want:      false,
+		},
+		{
+			name:      "startup probe only, failed",
+			container: startupOnly,
+			running:   true,
+			startup:   ProbeFailure,
+			want:      false,
+		},
+		{
+			name:      "startup probe only, readiness result ignored",
+			container: startupOnly,
+			running:   true,
+			readiness: ProbeSuccess,
+			startup:   ProbeUnknown,
+			want:      false,
+		},
+		{
+			name:      "both probes, startup succeeded but readiness not reported yet",
+			container: bothProbes,
+			running:   true,
+			readiness: ProbeUnknown,
+			startup:   ProbeSuccess,
+			want:      false,
+		},
+		{
+			name:      "both probes, startup succeeded but readiness failed",
+			container: bothProbes,
+			running:   true,
+			readiness: ProbeFailure,
+			startup:   ProbeSuccess,
+			want:      false,
+		},
+		{
+			name:      "both probes, both succeeded",
+			container: bothProbes,
+			running:   true,
+			readiness: ProbeSuccess,
+			startup:   ProbeSuccess,
+			want:      true,
+		},
+		{
+			name:      "no probes, running",
+			container: noProbes,
+			running:   true,
+			want:      true,
+		},
+		{
+			name:      "no probes, running, stale probe results ignored",
+			container: noProbes,
+			running:   true,
+			readiness: ProbeFailure,
+			startup:   ProbeFailure,
+			want:      true,
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsReady(tc.container, tc.running, tc.readiness, tc.startup); got != tc.want {
+				t.Errorf("IsReady(running=%v, readiness=%v, startup=%v) = %v, want %v", tc.running, tc.readiness, tc.startup, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,367 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
+
+// pending is an entry without a container in the sandbox yet; upstream
+// starts such an entry.
+func pending(name string) ContainerStatus {
+	return ContainerStatus{Name: name, WillRestart: true}
+}
+
+// running is a running container that is not ready.
+func running(name string, startedAt time.Time) ContainerStatus {
+	return ContainerStatus{Name: name, Created: true, Running: true, StartedAt: startedAt}
+}
+
+// ready is a running container that is ready.
+func ready(name string, startedAt time.Time) ContainerStatus {
+	s := running(name, startedAt)
+	s.Ready = true
+	return s
+}
+
+// exited is a container that has exited; willRestart says whether upstream
+// would restart it.
+func exited(name string, willRestart bool) ContainerStatus {
+	return ContainerStatus{Name: name, Created: true, WillRestart: willRestart}
+}
+
+func TestPlanStart(t *testing.T) {
+	layout := Layout{Sidecars: []string{"a", "b"}}
+
+	testCases := []struct {
+		name        string
+		layout      Layout
+		statuses    []ContainerStatus
+		upstream    []string
+		terminating bool
+		want        StartPlan
+	}{
+		{
+			name:     "fresh pod: only the first sidecar starts, the app waits on it",
+			layout:   layout,
+			statuses: []ContainerStatus{pending("a"), pending("b"), pending("app")},
+			upstream: []string{"a", "b", "app"},
+			want: StartPlan{
+				Start:     []string{"a"},
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "fresh pod with the app first in spec order",
+			layout:   layout,
+			statuses: []ContainerStatus{pending("app"), pending("a"), pending("b")},
+			upstream: []string{"app", "a", "b"},
+			want: StartPlan{
+				Start:     []string{"a"},
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "first sidecar running, not ready: nothing new starts",
+			layout:   layout,
+			statuses: []ContainerStatus{running("a", t0), pending("b"), pending("app")},
+			upstream: []string{"b", "app"},
+			want: StartPlan{
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "first sidecar ready: the second starts, the app waits on it",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), pending("b"), pending("app")},
+			upstream: []string{"b", "app"},
+			want: StartPlan{
+				Start:     []string{"b"},
+				Held:      []string{"app"},
+				WaitingOn: "b",
+			},
+		},
+		{
+			name:     "first sidecar ready, second running not ready: the app waits on the second",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), running("b", t0.Add(2*time.Second)), pending("app")},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Held:      []string{"app"},
+				WaitingOn: "b",
+			},
+		},
+		{
+			name:     "every sidecar ready: the app starts, released",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), ready("b", t0.Add(3*time.Second)), pending("app")},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Start:             []string{"app"},
+				Released:          true,
+				SidecarsStartedAt: t0,
+			},
+		},
+		{
+			name:     "every sidecar ready, the first one restarted since: released, waited from the earliest start",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0.Add(10*time.Second)), ready("b", t0.Add(3*time.Second)), pending("app")},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Start:             []string{"app"},
+				Released:          true,
+				SidecarsStartedAt: t0.Add(3 * time.Second),
+			},
+		},
+		{
+			name:     "sidecar exited before ready with restartPolicy Never: restarted anyway, the app still waits",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), pending("b"), pending("app")},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Start:     []string{"a"},
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "second sidecar exited before ready with restartPolicy Never: restarted, the app waits on it",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), exited("b", false), pending("app")},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Start:     []string{"b"},
+				Held:      []string{"app"},
+				WaitingOn: "b",
+			},
+		},
+		{
+			name:        "sidecar exited before ready while the pod is terminating: not restarted",
+			layout:      layout,
+			statuses:    []ContainerStatus{exited("a", false), pending("b"), pending("app")},
+			upstream:    nil,
+			terminating: true,
+			want:        StartPlan{},
+		},
+		{
+			name:     "second sidecar crashed while the first is not ready: it waits behind the first",
+			layout:   layout,
+			statuses: []ContainerStatus{running("a", t0), exited("b", true), pending("app")},
+			upstream: []string{"b", "app"},
+			want: StartPlan{
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "apps created, a sidecar turns not ready: the app restart proceeds",
+			layout:   layout,
+			statuses: []ContainerStatus{running("a", t0), ready("b", t0), exited("app", true)},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Start: []string{"app"},
+			},
+		},
+		{
+			name:     "apps created, a sidecar exited and upstream would not restart it: restarted",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), ready("b", t0), running("app", t0)},
+			upstream: nil,
+			want: StartPlan{
+				Start: []string{"a"},
+			},
+		},
+		{
+			name:     "apps created, both sidecars exited: both restart at once",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), exited("b", true), running("app", t0)},
+			upstream: []string{"b"},
+			want: StartPlan{
+				Start: []string{"a", "b"},
+			},
+		},
+		{
+			name:        "apps created, a sidecar exited while the pod is terminating: not restarted",
+			layout:      layout,
+			statuses:    []ContainerStatus{exited("a", false), ready("b", t0), running("app", t0)},
+			upstream:    nil,
+			terminating: true,
+			want:        StartPlan{},
+		},
+		{
+			name:     "running sidecar that upstream restarts (liveness) stays in Start",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), ready("b", t0), running("app", t0)},
+			upstream: []string{"a"},
+			want: StartPlan{
+				Start: []string{"a"},
+			},
+		},
+		{
+			name:     "running sidecar that upstream restarts during startup stays in Start",
+			layout:   layout,
+			statuses: []ContainerStatus{running("a", t0), pending("b"), pending("app")},
+			upstream: []string{"a", "b", "app"},
+			want: StartPlan{
+				Start:     []string{"a"},
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "all apps exited for good: done, nothing starts",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), ready("b", t0), exited("app", false)},
+			upstream: nil,
+			want: StartPlan{
+				AppsDone: true,
+			},
+		},
+		{
+			name:     "all apps exited for good, sidecars exited too: done, nothing starts",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), exited("b", true), exited("app", false)},
+			upstream: []string{"b"},
+			want: StartPlan{
+				AppsDone: true,
+			},
+		},
+		{
+			name:     "all apps exited for good, upstream would replace a sidecar: done, nothing starts",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), running("b", t0), exited("app1", false), exited("app2", false)},
+			upstream: []string{"b"},
+			want: StartPlan{
+				AppsDone: true,
+			},
+		},
+		{
+			name:     "one app done, another still running: not done, an exited sidecar restarts",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), ready("b", t0), exited("app1", false), running("app2", t0)},
+			upstream: nil,
+			want: StartPlan{
+				Start: []string{"a"},
+			},
+		},
+		{
+			name:     "one app done, another not created yet: not done",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), ready("b", t0), exited("app1", false), pending("app2")},
+			upstream: []string{"app2"},
+			want: StartPlan{
+				Start: []string{"app2"},
+			},
+		},
+		{
+			name:        "pod deleted before its app was created: not done, nothing starts",
+			layout:      layout,
+			statuses:    []ContainerStatus{exited("a", false), pending("b"), {Name: "app", WillRestart: false}},
+			upstream:    nil,
+			terminating: true,
+			want:        StartPlan{},
+		},
+		{
+			name:     "app exited but will restart: not done",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), ready("b", t0), exited("app", true)},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Start: []string{"app"},
+			},
+		},
+		{
+			name:     "app exited but will restart, a sidecar exited too: both restart",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), exited("b", false), exited("app", true)},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Start: []string{"b", "app"},
+			},
+		},
+		{
+			name:   "multiple apps held in spec order",
+			layout: layout,
+			statuses: []ContainerStatus{
+				pending("x"), ready("a", t0), pending("y"), running("b", t0), pending("z"),
+			},
+			upstream: []string{"x", "y", "z"},
+			want: StartPlan{
+				Held:      []string{"x", "y", "z"},
+				WaitingOn: "b",
+			},
+		},
+		{
+			name:   "multiple apps released in spec order",
+			layout: layout,
+			statuses: []ContainerStatus{
+				pending("x"), ready("a", t0), pending("y"), ready("b", t0.Add(time.Second)), pending("z"),
+			},
+			upstream: []string{"x", "y", "z"},
+			want: StartPlan{
+				Start:             []string{"x", "y", "z"},
+				Released:          true,
+				SidecarsStartedAt: t0,
+			},
+		},
+		{
+			name:     "kubelet restarted: a later sidecar runs while an earlier one is not ready; left alone, apps held",
+			layout:   layout,
+			statuses: []ContainerStatus{running("a", t0.Add(time.Minute)), ready("b", t0), pending("app")},
+			upstream: []string{"app"},
+			want: StartPlan{
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "kubelet restarted: a later sidecar runs while an earlier one crashed; only the earlier restarts",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", true), ready("b", t0), pending("app")},
+			upstream: []string{"a", "app"},
+			want: StartPlan{
+				Start:     []string{"a"},
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "nothing for upstream to start and nothing held: no WaitingOn",
+			layout:   layout,
+			statuses: []ContainerStatus{running("a", t0), pending("b"), pending("app")},
+			upstream: nil,
+			want:     StartPlan{},
+		},
+	}
+
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.layout.PlanStart(tc.statuses, tc.upstream, tc.terminating)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("PlanStart() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,80 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// TerminationOrder says in which order a pod's containers stop (SPEC
+// "Termination"). App containers stop first, in parallel; then the annotated
+// sidecars in reverse annotation order; then the native sidecars in reverse
+// order.
+type TerminationOrder struct {
+	// After maps a container to the containers that must have stopped before
+	// it may begin to stop. Containers that are not running count as
+	// stopped.
+	After map[string][]string
+	// PreStopAtTurn lists the containers whose preStop hook runs when their
+	// turn comes (annotated sidecars), rather than when the pod's termination
+	// starts (app containers and, as upstream chose, native sidecars).
+	PreStopAtTurn []string
+}
+
+// TerminationOrder computes the stop order of a pod with this layout.
+func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
+	order := TerminationOrder{After: map[string][]string{}}
+	var stopsEarlier []string
+	for _, c := range pod.Spec.Containers {
+		if !l.IsSidecar(c.Name) {
+			stopsEarlier = append(stopsEarlier, c.Name)
+		}
+	}
+	// Each sidecar waits for every container that stops before it: the
+	// whole list rather than only its neighbour, so that the order holds
+	// when the neighbour is not running.
+	for i := len(l.Sidecars) - 1; i >= 0; i-- {
+		name := l.Sidecars[i]
+		order.After[name] = append([]string(nil), stopsEarlier...)
+		order.PreStopAtTurn = append(order.PreStopAtTurn, name)
+		stopsEarlier = append(stopsEarlier, name)
+	}
+	for i := len(pod.Spec.InitContainers) - 1; i >= 0; i-- {
+		c := pod.Spec.InitContainers[i]
+		if c.RestartPolicy == nil || *c.RestartPolicy != v1.ContainerRestartPolicyAlways {
+			continue
+		}
+		order.After[c.Name] = append([]string(nil), stopsEarlier...)
+		stopsEarlier = append(stopsEarlier, c.Name)
+	}
+	return order
+}
+
+// SecondsLeft returns the whole seconds left until the pod's termination
+// deadline, rounded down so that no step runs past it, and never negative.
+// The kubelet still gives every container its minimum of 2 seconds to stop,
+// so once the deadline has passed the containers still running are stopped
+// at once, in parallel, with 2 seconds each.
+func SecondsLeft(deadline, now time.Time) int64 {
+	left := deadline.Sub(now)
+	if left <= 0 {
+		return 0
+	}
+	return int64(left / time.Second)
+}

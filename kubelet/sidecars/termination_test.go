@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// newPod returns a pod with these init containers, native sidecars (init
+// containers with restartPolicy Always) and containers. Init containers come
+// first, then native sidecars, each in the order given.
+func newPod(initContainers, nativeSidecars, containers []string) *v1.Pod {
+	restartPolicy := v1.ContainerRestartPolicyAlways
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			UID:       "12345678",
+			Name:      "bar",
+			Namespace: "new",
+		},
+	}
+	for _, name := range initContainers {
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, v1.Container{Name: name, Image: "busybox"})
+	}
+	for _, name := range nativeSidecars {
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, v1.Container{Name: name, Image: "busybox", RestartPolicy: &restartPolicy})
+	}
+	for _, name := range containers {
+		pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: name, Image: "busybox"})
+	}
+	return pod
+}
+
+func TestTerminationOrder(t *testing.T) {
+	always := v1.ContainerRestartPolicyAlways
+	onFailure := v1.ContainerRestartPolicyOnFailure
+
+	testCases := []struct {
+		name   string
+		layout Layout
+		pod    *v1.Pod
+		want   TerminationOrder
+	}{
+		{
+			name:   "apps only",
+			layout: Layout{},
+			pod:    newPod(nil, nil, []string{"x", "y"}),
+			want:   TerminationOrder{After: map[string][]string{}},
+		},
+		{
+			name:   "apps and a plain init container",
+			layout: Layout{},
+			pod:    newPod([]string{"init"}, nil, []string{"x"}),
+			want:   TerminationOrder{After: map[string][]string{}},
+		},
+		{
+			name:   "one annotated sidecar",
+			layout: Layout{Sidecars: []string{"a"}},
+			pod:    newPod(nil, nil, []string{"x", "a"}),
+			want: TerminationOrder{
+				After:         map[string][]string{"a": {"x"}},
+				PreStopAtTurn: []string{"a"},
+			},
+		},
+		{
+			name:   "annotated sidecars stop after the apps, in reverse annotation order",
+			layout: Layout{Sidecars: []string{"a", "b"}},
+			pod:    newPod(nil, nil, []string{"a", "x", "b", "y"}),
+			want: TerminationOrder{
+				After: map[string][]string{
+					"b": {"x", "y"},
+					"a": {"x", "y", "b"},
+				},
+				PreStopAtTurn: []string{"b", "a"},
+			},
+		},
+		{
+			name:   "annotation order, not spec order, decides",
+			layout: Layout{Sidecars: []string{"b", "a"}},
+			pod:    newPod(nil, nil, []string{"a", "x", "b", "y"}),
+			want: TerminationOrder{
+				After: map[string][]string{
+					"a": {"x", "y"},
+					"b": {"x", "y", "a"},
+				},
+				PreStopAtTurn: []string{"a", "b"},
+			},
+		},
+		{
+			name:   "native sidecars only: reverse order after the apps",
+			layout: Layout{},
+			pod:    newPod(nil, []string{"n1", "n2"}, []string{"x", "y"}),
+			want: TerminationOrder{
+				After: map[string][]string{
+					"n2": {"x", "y"},
+					"n1": {"x", "y", "n2"},
+				},
+			},
+		},
+		{
+			name:   "annotated and native sidecars, and a plain init container",
+			layout: Layout{Sidecars: []string{"a", "b"}},
+			pod:    newPod([]string{"init"}, []string{"n1", "n2"}, []string{"a", "b", "x", "y"}),
+			want: TerminationOrder{
+				After: map[string][]string{
+					"b":  {"x", "y"},
+					"a":  {"x", "y", "b"},
+					"n2": {"x", "y", "b", "a"},
+					"n1": {"x", "y", "b", "a", "n2"},
+				},
+				PreStopAtTurn: []string{"b", "a"},
+			},
+		},
+		{
+			name:   "native sidecars between init containers of other restart policies",
+			layout: Layout{Sidecars: []string{"a"}},
+			pod: &v1.Pod{Spec: v1.PodSpec{
+				InitContainers: []v1.Container{
+					{Name: "n1", RestartPolicy: &always},
+					{Name: "plain"},
+					{Name: "on-failure", RestartPolicy: &onFailure},
+					{Name: "n2", RestartPolicy: &always},
+				},
+				Containers: []v1.Container{{Name: "x"}, {Name: "a"}},
+			}},
+			want: TerminationOrder{
+				After: map[string][]string{
+					"a":  {"x"},
+					"n2": {"x", "a"},
+					"n1": {"x", "a", "n2"},
+				},
+				PreStopAtTurn: []string{"a"},
+			},
+		},
+	}
+
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.layout.TerminationOrder(tc.pod)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("TerminationOrder() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTerminationOrderListsAreIndependent(t *testing.T) {
+	layout := Layout{Sidecars: []string{"a", "b"}}
+	pod := newPod(nil, []string{"n1", "n2"}, []string{"a", "b", "x", "y", "z"})
+	order := layout.TerminationOrder(pod)
+
+	// A caller that appends to one list must not change another.
+	for name := range order.After {
+		_ = append(order.After[name], "mutated")
+	}
+	want := map[string][]string{
+		"b":  {"x", "y", "z"},
+		"a":  {"x", "y", "z", "b"},
+		"n2": {"x", "y", "z", "b", "a"},
+		"n1": {"x", "y", "z", "b", "a", "n2"},
+	}
+	if diff := cmp.Diff(want, order.After); diff != "" {
+		t.Errorf("TerminationOrder().After shares storage between containers (-want +got):\n%s", diff)
+	}
+}
+
+func TestSecondsLeft(t *testing.T) {
+	now := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
+	testCases := []struct {
+		name     string
+		deadline time.Time
+		want     int64
+	}{
+		{
+			name:     "deadline long past",
+			deadline: now.Add(-time.Minute),
+			want:     0,
+		},
+		{
+			name:     "deadline just past",
+			deadline: now.Add(-time.Nanosecond),
+			want:     0,
+		},
+		{
+			name:     "deadline exactly now",
+			deadline: now,
+			want:     0,
+		},
+		{
+			name:     "less than a second left",
+			deadline: now.Add(999 * time.Millisecond),
+			want:     0,
+		},
+		{
+			name:     "2.9 s left rounds down",
+			deadline: now.Add(2900 * time.Millisecond),
+			want:     2,
+		},
+		{
+			name:     "30 s left",
+			deadline: now.Add(30 * time.Second),
+			want:     30,
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SecondsLeft(tc.deadline, now); got != tc.want {
+				t.Errorf("SecondsLeft(now%+v) = %d, want %d", tc.deadline.Sub(now), got, tc.want)
+			}
+		})
+	}
+}
