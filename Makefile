@@ -25,7 +25,7 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/export-patches.sh
 
-test: test-unit test-upstream ## all tests
+test: kubelet test-unit test-upstream ## build the kubelet, then run all tests
 
 test-unit: ## go test our own packages (./kubelet/...)
 	go test -count=1 ./kubelet/...
