@@ -23,7 +23,8 @@ limitations under the License.
 //   - which containers may start in a sync, which wait and on whom, and
 //     whether the pod's app containers are done (Layout.PlanStart);
 //   - the order in which a pod's containers stop (Layout.TerminationOrder)
-//     and what remains of the pod's one deadline (SecondsLeft).
+//     and the budgets left by the pod's one deadline (HookSeconds,
+//     StopSeconds).
 //
 // The patch series against pkg/kubelet calls into it. It depends on the
 // Kubernetes API types and on what it is handed, never on kubelet internals,

@@ -66,15 +66,28 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 	return order
 }
 
-// SecondsLeft returns the whole seconds left until the pod's termination
-// deadline, rounded down so that no step runs past it, and never negative.
-// The kubelet still gives every container its minimum of 2 seconds to stop,
-// so once the deadline has passed the containers still running are stopped
-// at once, in parallel, with 2 seconds each.
-func SecondsLeft(deadline, now time.Time) int64 {
+// HookSeconds returns the whole seconds a preStop hook may run: what is left
+// until the pod's deadline, rounded down so that no hook runs past it, and
+// never negative.
+func HookSeconds(deadline, now time.Time) int64 {
 	left := deadline.Sub(now)
 	if left <= 0 {
 		return 0
 	}
 	return int64(left / time.Second)
+}
+
+// StopSeconds returns the timeout of the signal that stops a container: what
+// is left until the pod's deadline, to the nearest second, so that a
+// container signalled as termination starts gets its whole grace period. The
+// kubelet raises it to its minimum of 2 seconds: a container signalled at or
+// after the deadline still gets 2 seconds, so the containers still running
+// then are stopped at once, in parallel, and none runs more than 2 seconds
+// past the deadline.
+func StopSeconds(deadline, now time.Time) int64 {
+	left := deadline.Sub(now)
+	if left <= 0 {
+		return 0
+	}
+	return int64(left.Round(time.Second) / time.Second)
 }

@@ -182,48 +182,32 @@ func TestTerminationOrderListsAreIndependent(t *testing.T) {
 	}
 }
 
-func TestSecondsLeft(t *testing.T) {
+func TestDeadlineSeconds(t *testing.T) {
 	now := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
 	testCases := []struct {
 		name     string
-		deadline time.Time
-		want     int64
+		left     time.Duration
+		wantHook int64
+		wantStop int64
 	}{
-		{
-			name:     "deadline long past",
-			deadline: now.Add(-time.Minute),
-			want:     0,
-		},
-		{
-			name:     "deadline just past",
-			deadline: now.Add(-time.Nanosecond),
-			want:     0,
-		},
-		{
-			name:     "deadline exactly now",
-			deadline: now,
-			want:     0,
-		},
-		{
-			name:     "less than a second left",
-			deadline: now.Add(999 * time.Millisecond),
-			want:     0,
-		},
-		{
-			name:     "2.9 s left rounds down",
-			deadline: now.Add(2900 * time.Millisecond),
-			want:     2,
-		},
-		{
-			name:     "30 s left",
-			deadline: now.Add(30 * time.Second),
-			want:     30,
-		},
+		{name: "deadline long past", left: -time.Minute, wantHook: 0, wantStop: 0},
+		{name: "deadline just past", left: -time.Nanosecond, wantHook: 0, wantStop: 0},
+		{name: "deadline exactly now", left: 0, wantHook: 0, wantStop: 0},
+		{name: "0.4 s left", left: 400 * time.Millisecond, wantHook: 0, wantStop: 0},
+		{name: "0.999 s left", left: 999 * time.Millisecond, wantHook: 0, wantStop: 1},
+		{name: "2.4 s left", left: 2400 * time.Millisecond, wantHook: 2, wantStop: 2},
+		{name: "2.9 s left", left: 2900 * time.Millisecond, wantHook: 2, wantStop: 3},
+		{name: "termination just started with 30 s", left: 30*time.Second - time.Millisecond, wantHook: 29, wantStop: 30},
+		{name: "exactly 30 s", left: 30 * time.Second, wantHook: 30, wantStop: 30},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SecondsLeft(tc.deadline, now); got != tc.want {
-				t.Errorf("SecondsLeft(now%+v) = %d, want %d", tc.deadline.Sub(now), got, tc.want)
+			deadline := now.Add(tc.left)
+			if got := HookSeconds(deadline, now); got != tc.wantHook {
+				t.Errorf("HookSeconds(now%+v) = %d, want %d", tc.left, got, tc.wantHook)
+			}
+			if got := StopSeconds(deadline, now); got != tc.wantStop {
+				t.Errorf("StopSeconds(now%+v) = %d, want %d", tc.left, got, tc.wantStop)
 			}
 		})
 	}
