@@ -5,13 +5,14 @@ export K8S_VERSION
 
 .DEFAULT_GOAL := help
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
-	test test-unit test-upstream clean
+	test test-unit test-upstream clean up down kubelet-restart cluster-bins
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
-	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
+	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
 	@echo "Env: FORCE=1 (discard unexported work), SIDECAR_ORDERING_DEFAULT=false,"
-	@echo "     PKGS='k8s.io/kubernetes/pkg/...', GATE=on|off|both"
+	@echo "     PKGS='k8s.io/kubernetes/pkg/...', GATE=on|off|both,"
+	@echo "     KUBELET_FEATURE_GATES=Gate=false,... (up, kubelet-restart)"
 
 kubelet: ## build the patched kubelet into _output/bin/kubelet
 	hack/build-kubelet.sh
@@ -33,6 +34,19 @@ test-unit: ## go test our own packages (./kubelet/...)
 test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
 	hack/import-patches.sh
 	hack/test-upstream.sh
+
+up: kubelet ## start (or check) the local cluster; kubeconfig: _output/cluster/kubeconfig
+	hack/build-cluster-bins.sh
+	hack/cluster-up.sh
+
+down: ## stop the local cluster, remove its pods, mounts, bridge and state
+	hack/cluster-down.sh
+
+kubelet-restart: ## restart only the local cluster's kubelet, wait for the node Ready
+	hack/kubelet-restart.sh
+
+cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image
+	hack/build-cluster-bins.sh
 
 clean: ## remove _output (refuses if the work tree holds unexported work; FORCE=1 to discard)
 	hack/clean.sh

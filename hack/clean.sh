@@ -30,5 +30,8 @@ if [ "${#unsaved[@]}" -gt 0 ] && [ "${FORCE:-}" != 1 ]; then
   } >&2
   exit 1
 fi
+# A local cluster (make up) has processes and mounts under $OUTPUT/cluster:
+# take it down first, so that rm never reaches through a mount.
+[ ! -d "$OUTPUT/cluster" ] || "$ROOT/hack/cluster-down.sh"
 log "removing $OUTPUT"
 rm -rf "$OUTPUT"

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Take the local cluster of hack/cluster-up.sh down and leave nothing behind:
+# the pods' containers and sandboxes (removed through the CRI, so their
+# networks are torn down), every process it started (by pid), every mount
+# under _output/cluster, the CNI bridge, the pods' cgroups, the kubelet's
+# iptables chains and device-plugin socket (if it added them), and the cluster's
+# state (etcd data, certificates, containerd and kubelet folders). The logs
+# stay in _output/cluster/logs until the next `make up` (then logs.prev).
+# Safe to run when nothing is up.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+started=$SECONDS
+
+[ "$(id -u)" = 0 ] || die "the local cluster runs as root"
+cluster_lock
+[ -d "$CLUSTER_DIR" ] || { log "no cluster at $CLUSTER_DIR"; exit 0; }
+
+# The controllers first, so that nothing makes new pods; then the kubelet, so
+# that nothing restarts containers.
+stop_proc kube-scheduler
+stop_proc kube-controller-manager
+stop_proc kubelet
+
+if proc_pid containerd > /dev/null; then
+  log "removing the pods' sandboxes and containers"
+  "$BIN_DIR/crisweep" -endpoint "unix://$CONTAINERD_SOCK" -timeout 2m >&2 ||
+    log "crisweep failed; what is left is killed below"
+fi
+stop_proc containerd
+stop_proc kube-apiserver
+stop_proc etcd
+
+# Anything that still runs for us: containerd's shims (by their binary) and
+# the processes in our pods' cgroups. There should be none.
+leftovers() {
+  local p exe h
+  for p in /proc/[0-9]*; do
+    exe="$(readlink "$p/exe" 2> /dev/null || true)"
+    [ "${exe% (deleted)}" != "$BIN_DIR/containerd-shim-runc-v2" ] || echo "${p#/proc/}"
+  done
+  for h in /sys/fs/cgroup/*/"${CGROUP_ROOT#/}"; do
+    [ -d "$h" ] && find "$h" -name cgroup.procs -exec cat {} + 2> /dev/null
+  done
+}
+mapfile -t pids < <(leftovers | sort -un)
+if [ "${#pids[@]}" -gt 0 ]; then
+  log "killing leftover processes: ${pids[*]}"
+  kill -KILL "${pids[@]}" 2> /dev/null || true
+  no_leftovers() { [ -z "$(leftovers)" ]; }
+  wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
+fi
+
+# Mounts under the cluster folder (the kubelet's root bind-mounted onto
+# itself, pods' volumes, containerd's overlay, shm and netns mounts), deepest
+# first; lazily as a last resort.
+our_mounts() { findmnt -rn -o TARGET | awk -v d="$CLUSTER_DIR" 'index($0, d "/") == 1 || $0 == d' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
+for _ in 1 2 3 4 5; do
+  mapfile -t mounts < <(our_mounts)
+  [ "${#mounts[@]}" -gt 0 ] || break
+  log "unmounting ${#mounts[@]} mounts under $CLUSTER_DIR"
+  for m in "${mounts[@]}"; do
+    m="$(printf %b "$m")"   # findmnt -r escapes blanks as \x20
+    umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || log "cannot unmount $m"
+  done
+done
+[ -z "$(our_mounts)" ] || die "mounts are left under $CLUSTER_DIR: $(our_mounts | tr '\n' ' ')"
+
+if ip link show "$CNI_BRIDGE" > /dev/null 2>&1; then
+  log "deleting the bridge $CNI_BRIDGE"
+  ip link delete "$CNI_BRIDGE"
+fi
+
+for h in /sys/fs/cgroup/*/"${CGROUP_ROOT#/}"; do
+  [ -d "$h" ] || continue
+  find "$h" -depth -type d -exec rmdir {} + 2> /dev/null || log "cannot remove the cgroups under $h"
+done
+
+clean_host_state
+# The shims' sockets live in the fixed /run/containerd/s. A shim that exits
+# removes its own; a killed one leaves it: remove those that nothing listens on.
+if [ -d /run/containerd/s ]; then
+  live="$(awk '$8 ~ "^/run/containerd/s/" {print $8}' /proc/net/unix)"
+  for f in /run/containerd/s/*; do
+    [ ! -S "$f" ] || grep -qxF "$f" <<< "$live" || rm -f "$f"
+  done
+  rmdir /run/containerd/s /run/containerd 2> /dev/null || true
+fi
+
+log "removing the cluster's state"
+find "$CLUSTER_DIR" -mindepth 1 -maxdepth 1 ! -name logs ! -name logs.prev -exec rm -rf --one-file-system {} +
+log "cluster down in $((SECONDS - started))s (logs kept in $LOG_DIR)"

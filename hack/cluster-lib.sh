@@ -1,0 +1,311 @@
+# shellcheck shell=bash disable=SC2034  # the scripts that source it use these
+# Shared settings and helpers of the local cluster (hack/cluster-up.sh,
+# cluster-down.sh, kubelet-restart.sh, build-cluster-bins.sh). Source it.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Pinned versions of what is built from the Go module proxy.
+CONTAINERD_VERSION="v2.4.2"   # github.com/containerd/containerd/v2
+CONTAINERD_TAGS="no_btrfs"
+# Debian packages the cluster needs, as "command-or-path:package"; cluster-up.sh
+# installs the missing ones.
+DEBIAN_DEPS="etcd:etcd-server runc:runc /usr/lib/cni/bridge:containernetworking-plugins
+  curl:curl openssl:openssl iptables:iptables"
+
+CLUSTER_DIR="$OUTPUT/cluster"
+RUN_DIR="$CLUSTER_DIR/run"         # pid files, sockets, fingerprints of what runs
+LOG_DIR="$CLUSTER_DIR/logs"
+PKI_DIR="$CLUSTER_DIR/pki"
+CONF_DIR="$CLUSTER_DIR/config"
+IMAGES_DIR="$OUTPUT/images"        # every *.tar here is imported by cluster-up.sh
+ADMIN_KUBECONFIG="$CLUSTER_DIR/kubeconfig"
+
+PAUSE_IMAGE="sidecar-kubelet.local/pause:1"
+NODE_NAME="$(hostname | tr "[:upper:]" "[:lower:]")"
+# Everything listens on 127.0.0.1, on ports away from the usual ones so that a
+# node e2e run (which uses the defaults) can share the machine.
+ETCD_PORT=23790
+ETCD_PEER_PORT=23800
+APISERVER_PORT=16443
+KCM_PORT=10357
+SCHEDULER_PORT=10359
+KUBELET_PORT=10350
+KUBELET_HEALTHZ_PORT=10348
+POD_SUBNET="10.88.0.0/16"
+SERVICE_CIDR="10.96.0.0/16"
+CNI_BRIDGE="cni-sk0"
+# Our own cgroup parent for the pods (in every cgroup hierarchy), so that
+# they never mix with another kubelet's /kubepods, and teardown knows them.
+CGROUP_ROOT="/sidecar-kubelet"
+CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
+KUBELET_ROOT="$CLUSTER_DIR/kubelet"
+
+KUBECTL="$BIN_DIR/kubectl"
+
+# The components, in start order (cluster-down.sh has its own order).
+COMPONENTS="etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet"
+
+# cluster_lock makes the scripts that change the cluster take turns.
+cluster_lock() {
+  mkdir -p "$OUTPUT"
+  exec 9> "$OUTPUT/.cluster.lock"
+  flock -n 9 && return 0
+  log "waiting for another cluster script to finish (lock $OUTPUT/.cluster.lock)"
+  flock -w 600 9 || die "another cluster script holds $OUTPUT/.cluster.lock"
+}
+
+# --- processes ---------------------------------------------------------------
+# Each started process has $RUN_DIR/NAME.pid (its pid), NAME.exe (the binary
+# it runs: a pid is trusted only while /proc/PID runs that binary, since pids
+# are reused) and NAME.fingerprint (what it was started with).
+
+# proc_pid NAME prints the pid of our running NAME, or fails.
+proc_pid() {
+  local name="$1" pid exe
+  pid="$(cat "$RUN_DIR/$name.pid" 2>/dev/null)" || return 1
+  exe="$(cat "$RUN_DIR/$name.exe" 2>/dev/null)" || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  pid_runs "$pid" "$exe" || return 1
+  echo "$pid"
+}
+
+# pid_runs PID EXE succeeds while PID is alive (not a zombie) and its argv[0]
+# is EXE.
+pid_runs() {
+  local argv0
+  [ -r "/proc/$1/cmdline" ] || return 1
+  ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null || return 1
+  argv0="$(tr '\0' '\n' < "/proc/$1/cmdline" 2>/dev/null | head -n1)" || return 1
+  [ "$argv0" = "$2" ]
+}
+
+pid_gone() { ! [ -d "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
+# start_proc NAME FINGERPRINT CMD... starts CMD in a session of its own, its
+# output appended to $LOG_DIR/NAME.log, and records it.
+start_proc() {
+  local name="$1" fp="$2"
+  shift 2
+  mkdir -p "$RUN_DIR" "$LOG_DIR"
+  printf '\n==== %s start: %s\n' "$(date -u +%FT%TZ)" "$*" >> "$LOG_DIR/$name.log"
+  # Run by a non-interactive shell, setsid is not a process group leader, so
+  # it calls setsid(2) and execs CMD in place: $! is CMD's pid.
+  # It must not inherit the lock (fd 9, see cluster_lock).
+  setsid "$@" >> "$LOG_DIR/$name.log" 2>&1 < /dev/null 9>&- &
+  local pid=$!
+  echo "$pid" > "$RUN_DIR/$name.pid"
+  echo "$1" > "$RUN_DIR/$name.exe"
+  echo "$fp" > "$RUN_DIR/$name.fingerprint"
+  log "started $name (pid $pid, log $LOG_DIR/$name.log)"
+}
+
+# stop_proc NAME [TIMEOUT] stops our NAME by its pid: SIGTERM, then SIGKILL
+# after TIMEOUT seconds (default 30). Nothing to do if it is not running.
+stop_proc() {
+  local name="$1" timeout="${2:-30}" pid
+  if pid="$(proc_pid "$name")"; then
+    log "stopping $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    if ! wait_for "$name (pid $pid) to exit" "$timeout" pid_gone "$pid"; then
+      log "$name (pid $pid) ignored SIGTERM for ${timeout}s: SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      wait_for "$name (pid $pid) to exit after SIGKILL" 10 pid_gone "$pid" || die "cannot stop $name (pid $pid)"
+    fi
+  fi
+  rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.exe" "$RUN_DIR/$name.fingerprint"
+}
+
+# wait_for WHAT TIMEOUT CMD... runs CMD every half second until it succeeds;
+# says what it waits for, and fails after TIMEOUT seconds.
+wait_for() {
+  local what="$1" timeout="$2" start=$SECONDS next=10
+  shift 2
+  "$@" > /dev/null 2>&1 && return 0
+  log "waiting for $what (up to ${timeout}s)"
+  while ! "$@" > /dev/null 2>&1; do
+    if ((SECONDS - start >= timeout)); then
+      printf '==> gave up waiting for %s after %ss\n' "$what" "$timeout" >&2
+      return 1
+    fi
+    if ((SECONDS - start >= next)); then
+      printf '==>   still waiting for %s (%ss)\n' "$what" "$((SECONDS - start))" >&2
+      next=$((next + 10))
+    fi
+    sleep 0.5
+  done
+}
+
+# --- health checks -------------------------------------------------------------
+kctl() { "$KUBECTL" --kubeconfig "$ADMIN_KUBECONFIG" "$@"; }
+https_ok() { # URL [curl args...]: GET URL with our CA and the admin cert
+  curl -fsS --max-time 5 --cacert "$PKI_DIR/ca.crt" --cert "$PKI_DIR/admin.crt" --key "$PKI_DIR/admin.key" "$@"
+}
+etcd_healthy() {
+  curl -fsS --max-time 5 --cacert "$PKI_DIR/etcd-ca.crt" --cert "$PKI_DIR/apiserver-etcd-client.crt" \
+    --key "$PKI_DIR/apiserver-etcd-client.key" "https://127.0.0.1:$ETCD_PORT/health" | grep -q '"health":"true"'
+}
+# ctr on our containerd, without the warning every call prints on cgroup v1.
+ctr() { "$BIN_DIR/ctr" --address "$CONTAINERD_SOCK" "$@" 2> >(grep -v 'DEPRECATION: The support for cgroup v1' >&2); }
+containerd_healthy() { ctr version; }
+apiserver_healthy() { https_ok "https://127.0.0.1:$APISERVER_PORT/readyz" | grep -qx ok; }
+kcm_healthy() { https_ok "https://127.0.0.1:$KCM_PORT/healthz" | grep -qx ok; }
+scheduler_healthy() { https_ok "https://127.0.0.1:$SCHEDULER_PORT/healthz" | grep -qx ok; }
+kubelet_healthy() { curl -fsS --max-time 5 "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz" | grep -qx ok; }
+
+# node_ready_since EPOCH succeeds when the node is Ready and its kubelet has
+# posted that since EPOCH (a kubelet that is gone leaves Ready=True behind
+# for the grace period, so a plain Ready check proves nothing after a restart).
+node_ready_since() {
+  local out status beat
+  out="$(kctl get node "$NODE_NAME" -o jsonpath='{range .status.conditions[?(@.type=="Ready")]}{.status} {.lastHeartbeatTime}{end}')" || return 1
+  read -r status beat <<< "$out"
+  [ "$status" = True ] && [ "$(date -d "$beat" +%s)" -ge "$1" ]
+}
+
+# --- the kubelet ---------------------------------------------------------------
+# kubelet_feature_gates prints the featureGates map of the KubeletConfiguration:
+# SidecarContainerOrdering on, then whatever KUBELET_FEATURE_GATES says
+# ("Gate=true|false,..."), which wins.
+kubelet_feature_gates() {
+  local -A gates=([SidecarContainerOrdering]=true)
+  local item k v
+  local -a items
+  IFS=',' read -r -a items <<< "${KUBELET_FEATURE_GATES:-}"
+  for item in "${items[@]}"; do
+    item="${item//[[:space:]]/}"
+    [ -n "$item" ] || continue
+    k="${item%%=*}" v="${item#*=}"
+    [[ "$item" == *=* && "$k" =~ ^[A-Za-z0-9]+$ && "$v" =~ ^(true|false)$ ]] ||
+      die "KUBELET_FEATURE_GATES: '$item' is not Gate=true or Gate=false"
+    gates[$k]="$v"
+  done
+  for k in $(printf '%s\n' "${!gates[@]}" | LC_ALL=C sort); do
+    echo "  $k: ${gates[$k]}"
+  done
+}
+
+# write_kubelet_config writes $CONF_DIR/kubelet.yaml.
+write_kubelet_config() {
+  local gates
+  gates="$(kubelet_feature_gates)"
+  mkdir -p "$CONF_DIR"
+  cat > "$CONF_DIR/kubelet.yaml.tmp" <<EOF
+# Generated by hack/cluster-lib.sh (KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}).
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $KUBELET_PORT
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $KUBELET_HEALTHZ_PORT
+tlsCertFile: $PKI_DIR/kubelet.crt
+tlsPrivateKeyFile: $PKI_DIR/kubelet.key
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $PKI_DIR/ca.crt}
+authorization:
+  mode: Webhook
+containerRuntimeEndpoint: unix://$CONTAINERD_SOCK
+cgroupDriver: cgroupfs
+cgroupRoot: $CGROUP_ROOT
+failCgroupV1: false
+failSwapOn: false
+podLogsDir: $CLUSTER_DIR/pod-logs
+clusterDomain: cluster.local
+featureGates:
+$gates
+EOF
+  mv "$CONF_DIR/kubelet.yaml.tmp" "$CONF_DIR/kubelet.yaml"
+}
+
+# kubelet_cmd prints the kubelet's command line, one word a line.
+kubelet_cmd() {
+  printf '%s\n' "$BIN_DIR/kubelet" \
+    --config="$CONF_DIR/kubelet.yaml" \
+    --kubeconfig="$CONF_DIR/kubelet.kubeconfig" \
+    --root-dir="$KUBELET_ROOT" \
+    --v=2
+}
+
+# fingerprint FILE... prints a digest of the given command words and, for each
+# that is a file, its identity and content (binaries: inode, size, mtime,
+# since they are replaced by mv and are large).
+fingerprint() {
+  local w
+  for w in "$@"; do
+    echo "arg $w"
+    case "$w" in
+      --*=/*) w="${w#*=}" ;;
+    esac
+    if [ -f "$w" ]; then
+      if [ -x "$w" ]; then stat -Lc 'bin %i %s %Y' "$w"; else sha256sum "$w"; fi
+    fi
+  done | sha256sum | cut -d' ' -f1
+}
+
+# start_kubelet [force] starts the kubelet with the current config, unless it
+# runs already with exactly that config and binary (or restarts it with
+# force). Returns once it is healthy.
+start_kubelet() {
+  local force="${1:-}" fp
+  write_kubelet_config
+  local -a cmd
+  mapfile -t cmd < <(kubelet_cmd)
+  fp="$(fingerprint "${cmd[@]}")"
+  if [ -z "$force" ] && proc_pid kubelet > /dev/null && [ "$(cat "$RUN_DIR/kubelet.fingerprint")" = "$fp" ]; then
+    log "kubelet is running (pid $(proc_pid kubelet)), unchanged"
+  else
+    stop_proc kubelet
+    mkdir -p "$KUBELET_ROOT" "$CLUSTER_DIR/pod-logs"
+    record_host_state
+    # Heartbeats have whole seconds: start in the next second, so that any
+    # heartbeat from this second on is the new kubelet's, never the old one's.
+    local now since
+    now="$(date +%s.%N)"
+    since=$((${now%.*} + 1))
+    sleep "$(awk -v a="$since" -v b="$now" 'BEGIN { printf "%.3f", a - b }')"
+    echo "$since" > "$RUN_DIR/kubelet.since"
+    start_proc kubelet "$fp" "${cmd[@]}"
+  fi
+  wait_for "the kubelet's healthz" 120 kubelet_healthy || die "the kubelet is not healthy; see $LOG_DIR/kubelet.log"
+}
+
+# The kubelet leaves two things outside its --root-dir: the device plugins'
+# socket (the path is fixed: /var/lib/kubelet/device-plugins/kubelet.sock)
+# and its iptables chains (KUBE-IPTABLES-HINT, KUBE-KUBELET-CANARY,
+# KUBE-FIREWALL). record_host_state notes, before our kubelet first starts,
+# whether they were there already; teardown removes only what we added.
+record_host_state() {
+  [ ! -f "$RUN_DIR/host-state" ] || return 0
+  {
+    [ ! -e /var/lib/kubelet ] || echo var-lib-kubelet
+    ! iptables -w 5 -t mangle -S KUBE-IPTABLES-HINT > /dev/null 2>&1 || echo iptables
+  } > "$RUN_DIR/host-state"
+}
+clean_host_state() {
+  [ -f "$RUN_DIR/host-state" ] || return 0
+  if ! grep -qx var-lib-kubelet "$RUN_DIR/host-state"; then
+    rm -f /var/lib/kubelet/device-plugins/kubelet.sock
+    rmdir /var/lib/kubelet/device-plugins /var/lib/kubelet 2> /dev/null || true
+  fi
+  if ! grep -qx iptables "$RUN_DIR/host-state"; then
+    local ipt tc
+    for ipt in iptables ip6tables; do
+      command -v "$ipt" > /dev/null || continue
+      "$ipt" -w 5 -t filter -D INPUT -j KUBE-FIREWALL 2> /dev/null || true
+      "$ipt" -w 5 -t filter -D OUTPUT -j KUBE-FIREWALL 2> /dev/null || true
+      for tc in mangle:KUBE-IPTABLES-HINT mangle:KUBE-KUBELET-CANARY nat:KUBE-KUBELET-CANARY \
+        filter:KUBE-KUBELET-CANARY filter:KUBE-FIREWALL; do
+        "$ipt" -w 5 -t "${tc%%:*}" -F "${tc#*:}" 2> /dev/null || true
+        "$ipt" -w 5 -t "${tc%%:*}" -X "${tc#*:}" 2> /dev/null || true
+      done
+    done
+  fi
+}
+
+# wait_kubelet_node_ready waits until the node is Ready as posted by the
+# kubelet that runs now.
+wait_kubelet_node_ready() {
+  wait_for "node $NODE_NAME to be Ready" 180 node_ready_since "$(cat "$RUN_DIR/kubelet.since")" ||
+    die "node $NODE_NAME is not Ready; see $LOG_DIR/kubelet.log and: $KUBECTL --kubeconfig $ADMIN_KUBECONFIG describe node $NODE_NAME"
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Restart only the local cluster's kubelet: stop it by its pid, start it again
+# with the cluster's configuration and the feature gates that
+# KUBELET_FEATURE_GATES asks for now (e.g. "SidecarContainerOrdering=false";
+# unset gives the default, SidecarContainerOrdering=true), and wait until the
+# restarted kubelet has posted the node Ready. The pods keep running.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+started=$SECONDS
+
+[ "$(id -u)" = 0 ] || die "the local cluster runs as root"
+cluster_lock
+for c in kube-apiserver containerd; do
+  proc_pid "$c" > /dev/null || die "the local cluster is not up ($c is not running): run make up"
+done
+start_kubelet force
+wait_kubelet_node_ready
+log "kubelet restarted (pid $(proc_pid kubelet), feature gates: $(kubelet_feature_gates | tr -d ' ' | paste -sd,)) in $((SECONDS - started))s"
