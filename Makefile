@@ -5,7 +5,8 @@ export K8S_VERSION
 
 .DEFAULT_GOAL := help
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
-	test test-unit test-upstream clean up down kubelet-restart cluster-bins
+	test test-unit test-upstream clean up down kubelet-restart cluster-bins \
+	node-image test-tools
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
@@ -26,7 +27,7 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/export-patches.sh
 
-test: kubelet test-unit test-upstream ## build the kubelet, then run all tests
+test: kubelet test-unit test-tools test-upstream ## build the kubelet, then run all tests
 
 test-unit: ## go test our own packages (./kubelet/...)
 	go test -count=1 ./kubelet/...
@@ -47,6 +48,13 @@ kubelet-restart: ## restart only the local cluster's kubelet, wait for the node 
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image
 	hack/build-cluster-bins.sh
+
+node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.Z.tar; BASE_TAR=, BASE_REF=
+	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
+	KUBELET_BIN="$(KUBELET_BIN)" hack/node-image.sh
+
+test-tools: ## unit tests of hack/tools (the node image builder, the kind configs)
+	cd hack/tools && go test -count=1 ./...
 
 clean: ## remove _output (refuses if the work tree holds unexported work; FORCE=1 to discard)
 	hack/clean.sh
