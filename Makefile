@@ -5,7 +5,7 @@ export K8S_VERSION
 
 .DEFAULT_GOAL := help
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
-	test test-unit test-upstream clean up down kubelet-restart cluster-bins \
+	test test-unit test-upstream clean images e2e test-e2e-tools up down kubelet-restart cluster-bins \
 	node-image test-tools
 
 help: ## list the targets
@@ -27,7 +27,7 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/export-patches.sh
 
-test: kubelet test-unit test-tools test-upstream ## build the kubelet, then run all tests
+test: kubelet test-unit test-tools test-e2e-tools test-upstream ## build the kubelet, then run all tests
 
 test-unit: ## go test our own packages (./kubelet/...)
 	go test -count=1 ./kubelet/...
@@ -48,6 +48,17 @@ kubelet-restart: ## restart only the local cluster's kubelet, wait for the node 
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image
 	hack/build-cluster-bins.sh
+
+images: ## build the e2e images into _output/images/*.tar (testserver)
+	hack/build-images.sh
+
+e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS=, SKIP=, LABEL_FILTER=, PROCS=
+	FOCUS="$(FOCUS)" SKIP="$(SKIP)" LABEL_FILTER="$(LABEL_FILTER)" e2e/run.sh
+
+test-e2e-tools: ## unit tests of the e2e testserver and imagepack; compile the suite
+	go test -count=1 ./e2e/...
+	cd e2e/images/imagepack && go test -count=1 ./...
+	go vet -tags e2e ./e2e/...
 
 node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.Z.tar; BASE_TAR=, BASE_REF=
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \

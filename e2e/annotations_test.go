@@ -1,0 +1,63 @@
+//go:build e2e
+
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
+)
+
+var _ = Describe("Malformed annotations", func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+
+	DescribeTable("[rule 16] record one Warning InvalidSidecarAnnotation and run the pod as upstream",
+		func(ctx SpecContext, annotations map[string]string, wantMessage string) {
+			pod := newPod("malformed",
+				initContainers(server("setup", env("EXIT_AFTER=500ms"))),
+				containers(
+					// Were the annotation obeyed, the app would wait for ever.
+					server("proxy", readiness(), env("READY_AFTER=never")),
+					server("app"),
+				))
+			for k, v := range annotations {
+				pod.Annotations[k] = v
+			}
+			pod = createPod(ctx, ns, pod)
+			waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+				g.Expect(p.Status.Phase).To(Equal(v1.PodRunning))
+				expectRunning(g, p, "proxy", "app")
+			})
+			expectOneEvent(ctx, "16", pod, v1.EventTypeWarning, sidecars.ReasonInvalidSidecarAnnotation, wantMessage)
+			Expect(podEvents(ctx, pod, sidecars.ReasonWaitingForSidecars)).To(BeEmpty(), ruleMsg("16", "a pod with a malformed annotation waited for sidecars"))
+		},
+		Entry("unknown container", map[string]string{sidecars.SidecarsAnnotation: "proxy,nosuch"}, `"nosuch" is not a container of the pod`),
+		Entry("duplicate", map[string]string{sidecars.SidecarsAnnotation: "proxy,proxy"}, `"proxy" is listed twice`),
+		Entry("empty item", map[string]string{sidecars.SidecarsAnnotation: "proxy,,"}, "is empty"),
+		Entry("empty value", map[string]string{sidecars.SidecarsAnnotation: " "}, "names no container"),
+		Entry("init container", map[string]string{sidecars.SidecarsAnnotation: "setup"}, `"setup" is an init container`),
+		Entry("every container", map[string]string{sidecars.SidecarsAnnotation: "proxy,app"}, "names every container"),
+		Entry("wait-ready not a boolean", map[string]string{sidecars.SidecarsAnnotation: "proxy", sidecars.WaitReadyAnnotation: "yes"}, "not a boolean"),
+	)
+})

@@ -1,0 +1,137 @@
+//go:build e2e
+
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
+)
+
+var _ = Describe("Completion", func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+
+	// jobPod is a pod template whose app exits with code after 3 s, beside
+	// two annotated sidecars that exit 143 on SIGTERM, as a process killed
+	// by SIGTERM does, after a preStop hook and a drain.
+	jobPod := func(code string) *v1.Pod {
+		sidecar := func(name string) v1.Container {
+			return server(name, readiness(), preStopHook("1s"), env("DRAIN=1s", "TERM_EXIT_CODE=143"))
+		}
+		return newPod("job",
+			sidecarsAnnotation("proxy,logger"),
+			containers(
+				sidecar("proxy"),
+				sidecar("logger"),
+				server("app", env("EXIT_AFTER=3s", "EXIT_CODE="+code)),
+			))
+	}
+
+	// runJob runs the pod template as a batch/v1 Job without retries, waits
+	// for the Job to reach the condition, and returns the Job's pod.
+	runJob := func(ctx context.Context, template *v1.Pod, want batchv1.JobConditionType) *v1.Pod {
+		GinkgoHelper()
+		completePodSpec(&template.Spec)
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "job"},
+			Spec: batchv1.JobSpec{
+				BackoffLimit: ptr.To[int32](0),
+				Template:     v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: template.Annotations}, Spec: template.Spec},
+			},
+		}
+		job, err := cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(ctx, func(g Gomega) {
+			j, err := cs.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			var conds []string
+			for _, c := range j.Status.Conditions {
+				if c.Status == v1.ConditionTrue {
+					conds = append(conds, string(c.Type))
+				}
+			}
+			g.Expect(conds).To(ContainElement(string(want)), "Job conditions (is kube-controller-manager running?)")
+		}).WithTimeout(3 * time.Minute).Should(Succeed())
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pods.Items).To(HaveLen(1), "the Job's pods")
+		return &pods.Items[0]
+	}
+
+	// expectSidecarsStopped checks the completed pod: each sidecar exited
+	// 143 after the app, in reverse order, each preStop hook at its turn.
+	expectSidecarsStopped := func(ctx context.Context, p *v1.Pod) {
+		GinkgoHelper()
+		for _, c := range []string{"proxy", "logger"} {
+			st := status(p, c)
+			Expect(st.State.Terminated).NotTo(BeNil(), ruleMsg("9", "sidecar %s not stopped: %s", c, describeStatus(*st)))
+			Expect(st.State.Terminated.ExitCode).To(Equal(int32(143)), ruleMsg("9", "sidecar %s: want exit code 143 after SIGTERM", c))
+			Expect(st.RestartCount).To(BeZero(), ruleMsg("7", "sidecar %s restarted", c))
+		}
+		expectFinishedInOrder("9", p, []string{"app"}, []string{"logger"}, []string{"proxy"})
+		tl := currentTimeline(ctx, p, first("proxy", "exiting"))
+		tl.expectOrder("9",
+			first("app", "exiting"),
+			first("logger", "prestop:hook-start"), first("logger", "prestop:hook-end"), first("logger", "sigterm"), first("logger", "exiting"),
+			first("proxy", "prestop:hook-start"), first("proxy", "prestop:hook-end"), first("proxy", "sigterm"), first("proxy", "exiting"))
+		expectOneEvent(ctx, "9", p, v1.EventTypeNormal, sidecars.ReasonTerminatingSidecars, "logger, proxy")
+	}
+
+	It("[rule 9] [rule 10] completes a Job whose app exits 0: sidecars stopped in reverse order, pod Succeeded despite their 143", func(ctx SpecContext) {
+		p := runJob(ctx, jobPod("0"), batchv1.JobComplete)
+		Expect(p.Status.Phase).To(Equal(v1.PodSucceeded), ruleMsg("10", "pod phase of a Job whose app exited 0"))
+		Expect(status(p, "app").State.Terminated.ExitCode).To(BeZero())
+		expectSidecarsStopped(ctx, p)
+	})
+
+	It("[rule 9] [rule 10] fails a Job whose app exits 1: sidecars stopped, pod Failed", func(ctx SpecContext) {
+		p := runJob(ctx, jobPod("1"), batchv1.JobFailed)
+		Expect(p.Status.Phase).To(Equal(v1.PodFailed), ruleMsg("10", "pod phase of a Job whose app exited 1"))
+		Expect(status(p, "app").State.Terminated.ExitCode).To(Equal(int32(1)))
+		expectSidecarsStopped(ctx, p)
+	})
+
+	It("[rule 9] [rule 10] completes a restartPolicy OnFailure pod whose app exits 0", func(ctx SpecContext) {
+		pod := createPod(ctx, ns, newPod("on-failure",
+			sidecarsAnnotation("proxy"),
+			restartPolicy(v1.RestartPolicyOnFailure),
+			containers(
+				server("proxy", readiness(), env("TERM_EXIT_CODE=143")),
+				server("app", env("EXIT_AFTER=3s")),
+			)))
+		p := waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			g.Expect(p.Status.Phase).To(Equal(v1.PodSucceeded), ruleMsg("10", "pod phase"))
+		})
+		st := status(p, "proxy")
+		Expect(st.State.Terminated).NotTo(BeNil(), ruleMsg("9", "sidecar not stopped"))
+		Expect(st.State.Terminated.ExitCode).To(Equal(int32(143)))
+		Expect(st.RestartCount).To(BeZero(), ruleMsg("7", "sidecar restarted"))
+		tl := currentTimeline(ctx, p, first("proxy", "exiting"))
+		tl.expectOrder("9", first("app", "exiting"), first("proxy", "sigterm"))
+	})
+})

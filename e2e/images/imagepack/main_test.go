@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+)
+
+func TestPackLoadsBack(t *testing.T) {
+	dir := t.TempDir()
+	binary := filepath.Join(dir, "testserver")
+	content := []byte("#!/bin/true\nnot really a binary\n")
+	if err := os.WriteFile(binary, content, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const ref = "sidecar-kubelet.local/testserver:1"
+	out := filepath.Join(dir, "testserver.tar")
+	if err := Pack(binary, "/testserver", ref, "amd64", out); err != nil {
+		t.Fatal(err)
+	}
+
+	// Load it back by its tag, as an importer would.
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := tarball.ImageFromPath(out, &tag)
+	if err != nil {
+		t.Fatalf("loading %s back: %v", out, err)
+	}
+	manifest, err := tarball.LoadManifest(func() (io.ReadCloser, error) { return os.Open(out) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(manifest) != 1 || !slices.Equal(manifest[0].RepoTags, []string{ref}) {
+		t.Errorf("manifest.json = %+v, want one image tagged %s", manifest, ref)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OS != "linux" || cfg.Architecture != "amd64" || !slices.Equal(cfg.Config.Entrypoint, []string{"/testserver"}) {
+		t.Errorf("config: os=%q arch=%q entrypoint=%q, want linux amd64 [/testserver]", cfg.OS, cfg.Architecture, cfg.Config.Entrypoint)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("layers: %d, %v; want 1", len(layers), err)
+	}
+	// The image's file system holds the executable binary.
+	fs := tar.NewReader(mutate.Extract(img))
+	found := false
+	for {
+		h, err := fs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Name != "testserver" {
+			t.Errorf("unexpected file %q in the image", h.Name)
+			continue
+		}
+		found = true
+		data, _ := io.ReadAll(fs)
+		if h.Mode&0o111 == 0 || !bytes.Equal(data, content) {
+			t.Errorf("testserver: mode %o, content %q; want executable, %q", h.Mode, data, content)
+		}
+	}
+	if !found {
+		t.Error("no /testserver in the image")
+	}
+
+	// Reproducible: packing again gives the same bytes.
+	first, _ := os.ReadFile(out)
+	if err := Pack(binary, "/testserver", ref, "amd64", out); err != nil {
+		t.Fatal(err)
+	}
+	if second, _ := os.ReadFile(out); !bytes.Equal(first, second) {
+		t.Error("packing the same binary twice gave different tarballs")
+	}
+}
+
+func TestPackRejectsBadName(t *testing.T) {
+	dir := t.TempDir()
+	if err := Pack(filepath.Join(dir, "nope"), "/x", "Not A Name!", "amd64", filepath.Join(dir, "x.tar")); err == nil {
+		t.Error("want an error for an invalid image name")
+	}
+}

@@ -1,0 +1,76 @@
+//go:build e2e
+
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+)
+
+var _ = Describe("Running", func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+
+	// expectSidecarRestartedAlone waits for the sidecar to have been
+	// restarted and to run again, and checks that the app ran on untouched.
+	expectSidecarRestartedAlone := func(ctx SpecContext, pod *v1.Pod, why string) {
+		GinkgoHelper()
+		p := waitPod(ctx, pod, 2*time.Minute, allRunning)
+		appID := status(p, "app").ContainerID
+		waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			st := status(p, "proxy")
+			g.Expect(st.RestartCount).To(BeNumerically(">=", 1), ruleMsg("7", "sidecar not restarted after %s", why))
+			g.Expect(st.State.Running).NotTo(BeNil(), ruleMsg("7", "restarted sidecar not seen running (restartCount %d)", st.RestartCount))
+		})
+		p = getPod(ctx, pod)
+		app := status(p, "app")
+		Expect(app.RestartCount).To(BeZero(), ruleMsg("7", "app restarted when its sidecar was (%s)", describeStatus(*app)))
+		Expect(app.ContainerID).To(Equal(appID), ruleMsg("7", "app container replaced when its sidecar was restarted"))
+		Expect(app.State.Running).NotTo(BeNil(), ruleMsg("7", "app not running: %s", describeStatus(*app)))
+		Expect(p.Status.Phase).To(Equal(v1.PodRunning))
+		tl := podTimeline(ctx, p)
+		if n := len(tl.all("app", "started")); n != 1 {
+			failRule("7", "want the app started once, saw %d starts\ntimeline seen:\n%s", n, tl)
+		}
+	}
+
+	It("[rule 7] restarts a sidecar that exits (code 0) while the apps run, under restartPolicy Never, and only it", func(ctx SpecContext) {
+		pod := createPod(ctx, ns, newPod("sidecar-exits",
+			sidecarsAnnotation("proxy"),
+			containers(
+				server("proxy", readiness(), env("EXIT_AFTER=6s", "EXIT_CODE=0")),
+				server("app"),
+			)))
+		expectSidecarRestartedAlone(ctx, pod, "it exited")
+	})
+
+	It("[rule 7] lets a sidecar's liveness probe restart it alone", func(ctx SpecContext) {
+		pod := createPod(ctx, ns, newPod("sidecar-liveness",
+			sidecarsAnnotation("proxy"),
+			restartPolicy(v1.RestartPolicyNever),
+			containers(
+				server("proxy", readiness(), liveness(), env("UNHEALTHY_AFTER=6s")),
+				server("app"),
+			)))
+		expectSidecarRestartedAlone(ctx, pod, "its liveness probe failed")
+	})
+})

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The e2e part of `make test`: bring up the local cluster with the e2e
+# images, run the whole e2e suite against it, and take the cluster down
+# again, whatever the outcome. On a failure the tail of the kubelet's log is
+# printed, since that is where the reason usually is.
+#
+# A cluster that was already running before (a developer's `make up`) is
+# left running.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+kubeconfig="$OUTPUT/cluster/kubeconfig"
+was_up=false
+if [ -f "$kubeconfig" ] && "$BIN_DIR/kubectl" --kubeconfig "$kubeconfig" get --raw /readyz >/dev/null 2>&1; then
+  was_up=true
+fi
+
+teardown() {
+  local rc=$?
+  if [ "$rc" -ne 0 ] && [ -f "$OUTPUT/cluster/logs/kubelet.log" ]; then
+    log "e2e failed (exit $rc); the kubelet's last log lines:"
+    tail -n 60 "$OUTPUT/cluster/logs/kubelet.log" >&2 || true
+  fi
+  if [ "$was_up" = false ]; then
+    "$ROOT/hack/cluster-down.sh" || rc=1
+  fi
+  exit "$rc"
+}
+trap teardown EXIT
+
+start=$SECONDS
+"$ROOT/hack/build-images.sh"
+"$ROOT/hack/build-cluster-bins.sh"
+"$ROOT/hack/cluster-up.sh"
+log "cluster ready after $((SECONDS - start))s"
+KUBECONFIG="$kubeconfig" "$ROOT/e2e/run.sh"
+log "e2e suite passed; $((SECONDS - start))s with the cluster"
