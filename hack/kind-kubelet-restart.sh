@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Restart the kubelet of one kind node, for the e2e suite against a kind
-# cluster (SIDECAR_E2E_KUBELET_RESTART; see docs/kind.md):
+# cluster (SIDECAR_E2E_KUBELET_RESTART; see "Using with kind" in README.md):
 #
 #   SIDECAR_E2E_KUBELET_RESTART="KIND_NODE=sidecar-kubelet-control-plane $PWD/hack/kind-kubelet-restart.sh"
 #
