@@ -35,25 +35,15 @@ go_env() { go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT; }
 # --- upstream components --------------------------------------------------------
 [ -d "$TREE/.git" ] || die "no work tree at $TREE: run make kubelet first"
 k8s_cmds="kube-apiserver kube-controller-manager kube-scheduler kubectl"
-version="v$K8S_VERSION-sidecar-kubelet+$(series_hash | cut -c1-12)"
-commit="$(tree_git rev-parse HEAD)"
-status="$(tree_git status --porcelain)"
-tree_state=clean
-[ -z "$status" ] || tree_state=dirty
-[[ "$version" =~ ^v([0-9]+)\.([0-9]+)(\.[0-9]+)?(-[^+]*)?(\+.*)?$ ]] || die "bad version $version"
-ldflags=()
-add_ldflag() { ldflags+=("-X k8s.io/client-go/pkg/version.$1=$2" "-X k8s.io/component-base/version.$1=$2"); }
-add_ldflag gitVersion "$version"
-add_ldflag gitMajor "${BASH_REMATCH[1]}"
-add_ldflag gitMinor "${BASH_REMATCH[2]}${BASH_REMATCH[4]:++}"
-add_ldflag gitCommit "$commit"
-add_ldflag gitTreeState "$tree_state"
+version_stamp
+version="$VERSION" commit="$TREE_COMMIT" status="$TREE_STATUS"
 # buildDate is the work tree's commit date (SOURCE_DATE_EPOCH overrides it),
 # not the time of the build: then a rebuild that changes nothing a binary
 # links gives the same bytes, the old file is kept, and make up does not
 # restart that component (a kubelet/ change rebuilds all four; only
 # kube-controller-manager links kubelet/ code).
-add_ldflag buildDate "$(date -u --date="@${SOURCE_DATE_EPOCH:-$(tree_git log -1 --format=%ct)}" +%Y-%m-%dT%H:%M:%SZ)"
+add_version_ldflag buildDate "$(date -u --date="@${SOURCE_DATE_EPOCH:-$(tree_git log -1 --format=%ct)}" +%Y-%m-%dT%H:%M:%SZ)"
+ldflags=("${VERSION_LDFLAGS[@]}")
 stable_ldflags="${ldflags[*]}"
 want="$(
   {

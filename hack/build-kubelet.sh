@@ -27,32 +27,17 @@ esac
 out="$BIN_DIR/kubelet"
 fingerprint_file="$out.fingerprint"
 
-version="v$K8S_VERSION-sidecar-kubelet+$(series_hash | cut -c1-12)"
-commit="$(tree_git rev-parse HEAD)"
-status="$(tree_git status --porcelain)"
-tree_state=clean
-[ -z "$status" ] || tree_state=dirty
-# Same rule as upstream: a pre-release suffix adds "+" to the minor.
-[[ "$version" =~ ^v([0-9]+)\.([0-9]+)(\.[0-9]+)?(-[^+]*)?(\+.*)?$ ]] || die "bad version $version"
-major="${BASH_REMATCH[1]}"
-minor="${BASH_REMATCH[2]}${BASH_REMATCH[4]:++}"
-
-ldflags=()
-add_ldflag() {
-  ldflags+=("-X k8s.io/client-go/pkg/version.$1=$2" "-X k8s.io/component-base/version.$1=$2")
-}
-add_ldflag gitVersion "$version"
-add_ldflag gitMajor "$major"
-add_ldflag gitMinor "$minor"
-add_ldflag gitCommit "$commit"
-add_ldflag gitTreeState "$tree_state"
+version_stamp
+version="$VERSION" commit="$TREE_COMMIT" status="$TREE_STATUS" tree_state="$TREE_STATE"
+ldflags=("${VERSION_LDFLAGS[@]}")
 # The series defines this string variable; it sets the gate's default.
 [ "${SIDECAR_ORDERING_DEFAULT:-true}" = true ] ||
   ldflags+=("-X k8s.io/kubernetes/pkg/features.sidecarContainerOrderingDefault=false")
 [ -z "${LDFLAGS:-}" ] || ldflags+=("$LDFLAGS")
 # buildDate stays out of the fingerprint: it changes on every run.
 stable_ldflags="${ldflags[*]}"
-add_ldflag buildDate "$(date -u ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} +%Y-%m-%dT%H:%M:%SZ)"
+add_version_ldflag buildDate "$(date -u ${SOURCE_DATE_EPOCH:+--date=@$SOURCE_DATE_EPOCH} +%Y-%m-%dT%H:%M:%SZ)"
+ldflags+=("${VERSION_LDFLAGS[@]: -2}")
 
 fingerprint() (
   echo "k8s $K8S_VERSION"

@@ -77,3 +77,26 @@ series_hash() {
     for p in $patches; do cat "$SERIES_DIR/$p"; done
   } | sha256sum | cut -d' ' -f1
 }
+
+# version_stamp sets VERSION (v<release>-sidecar-kubelet+<series hash>),
+# TREE_COMMIT, TREE_STATUS, TREE_STATE and VERSION_LDFLAGS, the -X flags that
+# stamp it into a Kubernetes binary the way upstream's hack/lib/version.sh
+# does (buildDate is left to the caller: add_version_ldflag buildDate ...).
+version_stamp() {
+  VERSION="v$K8S_VERSION-sidecar-kubelet+$(series_hash | cut -c1-12)"
+  TREE_COMMIT="$(tree_git rev-parse HEAD)"
+  TREE_STATUS="$(tree_git status --porcelain)"
+  TREE_STATE=clean
+  [ -z "$TREE_STATUS" ] || TREE_STATE=dirty
+  [[ "$VERSION" =~ ^v([0-9]+)\.([0-9]+)(\.[0-9]+)?(-[^+]*)?(\+.*)?$ ]] || die "bad version $VERSION"
+  VERSION_LDFLAGS=()
+  add_version_ldflag gitVersion "$VERSION"
+  add_version_ldflag gitMajor "${BASH_REMATCH[1]}"
+  # Same rule as upstream: a pre-release suffix adds "+" to the minor.
+  add_version_ldflag gitMinor "${BASH_REMATCH[2]}${BASH_REMATCH[4]:++}"
+  add_version_ldflag gitCommit "$TREE_COMMIT"
+  add_version_ldflag gitTreeState "$TREE_STATE"
+}
+add_version_ldflag() {
+  VERSION_LDFLAGS+=("-X k8s.io/client-go/pkg/version.$1=$2" "-X k8s.io/component-base/version.$1=$2")
+}
