@@ -6,7 +6,7 @@ export K8S_VERSION
 .DEFAULT_GOAL := help
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-upstream clean images e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools
+	node-image test-tools rebase
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
@@ -66,6 +66,10 @@ node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.
 
 test-tools: ## unit tests of hack/tools (the node image builder, the kind configs)
 	cd hack/tools && go test -count=1 ./...
+
+rebase: ## rebase the series onto a new upstream release: TO=X.Y.Z (three-way; NO_TEST=1 skips the tests)
+	@[ -n "$(TO)" ] || { echo "usage: make rebase TO=1.37.2" >&2; exit 2; }
+	hack/rebase.sh $(TO)
 
 clean: ## remove _output (refuses if the work tree holds unexported work; FORCE=1 to discard)
 	hack/clean.sh

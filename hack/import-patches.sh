@@ -110,6 +110,15 @@ for p in $patches; do
       tree_git apply --numstat "$SERIES_DIR/$p" 2>/dev/null | cut -f3- | sed 's/^/  /' || true
     fi
     echo
+    if [ "${KEEP_FAILED_AM:-}" = 1 ]; then
+      echo "The git am session is left in place for you to resolve (hack/rebase.sh):"
+      echo "  cd $TREE"
+      echo "  # edit the conflicting files, then: git add <files>; git am --continue"
+      echo "  # repeat until every patch is applied, then, in $ROOT:"
+      echo "  make export-patches K8S_VERSION=$K8S_VERSION && make test K8S_VERSION=$K8S_VERSION"
+      finished=1
+      exit 1
+    fi
     echo "The work tree is back at upstream. To rebase the series by hand:"
     echo "  cd $TREE"
     echo "  git am -3 --keep-cr --keep-non-patch$(for q in $patches; do printf ' %s' "$SERIES_DIR/$q"; done)"
