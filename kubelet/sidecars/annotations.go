@@ -131,3 +131,21 @@ func parseSidecars(pod *v1.Pod, value string) ([]string, []string) {
 func hasContainer(containers []v1.Container, name string) bool {
 	return slices.ContainsFunc(containers, func(c v1.Container) bool { return c.Name == name })
 }
+
+// LayoutFor returns the layout the pod asks for while the kubelet's feature
+// gate is on, and the zero Layout (upstream behaviour) when it is off or the
+// pod has no sidecar annotations; a malformed annotation gives the zero
+// Layout and its *AnnotationError. gateOn is asked only for pods that carry
+// the annotations, so a pod without them costs two map lookups.
+func LayoutFor(pod *v1.Pod, gateOn func() bool) (Layout, error) {
+	if pod == nil || !hasAnnotations(pod) || !gateOn() {
+		return Layout{}, nil
+	}
+	return ParseAnnotations(pod)
+}
+
+func hasAnnotations(pod *v1.Pod) bool {
+	_, sidecars := pod.Annotations[SidecarsAnnotation]
+	_, waitReady := pod.Annotations[WaitReadyAnnotation]
+	return sidecars || waitReady
+}

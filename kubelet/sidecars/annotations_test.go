@@ -323,3 +323,44 @@ func TestLayoutIsSidecar(t *testing.T) {
 		})
 	}
 }
+
+func TestLayoutFor(t *testing.T) {
+	pod := func(annotations map[string]string) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Annotations: annotations},
+			Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "app"}, {Name: "proxy"}}},
+		}
+	}
+	testCases := []struct {
+		name      string
+		pod       *v1.Pod
+		gate      bool
+		want      Layout
+		wantErr   bool
+		wantAsked bool
+	}{
+		{name: "nil pod", pod: nil, gate: true},
+		{name: "no annotations: the gate is not asked", pod: pod(nil), gate: true},
+		{name: "other annotations only", pod: pod(map[string]string{"x": "y"}), gate: true},
+		{name: "gate off", pod: pod(map[string]string{SidecarsAnnotation: "proxy"}), gate: false, wantAsked: true},
+		{name: "gate off, malformed: no error", pod: pod(map[string]string{SidecarsAnnotation: "nope"}), gate: false, wantAsked: true},
+		{name: "gate on", pod: pod(map[string]string{SidecarsAnnotation: "proxy"}), gate: true, want: Layout{Sidecars: []string{"proxy"}}, wantAsked: true},
+		{name: "gate on, wait-ready only", pod: pod(map[string]string{WaitReadyAnnotation: "true"}), gate: true, want: Layout{WaitReady: true}, wantAsked: true},
+		{name: "gate on, malformed", pod: pod(map[string]string{SidecarsAnnotation: "nope"}), gate: true, wantErr: true, wantAsked: true},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := false
+			got, err := LayoutFor(tc.pod, func() bool { asked = true; return tc.gate })
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("LayoutFor() error = %v, want error: %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("LayoutFor() (-want +got):\n%s", diff)
+			}
+			if asked != tc.wantAsked {
+				t.Errorf("gate asked = %v, want %v", asked, tc.wantAsked)
+			}
+		})
+	}
+}
