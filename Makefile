@@ -55,9 +55,8 @@ images: ## build the e2e images into _output/images/*.tar (testserver)
 e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS=, SKIP=, LABEL_FILTER=, PROCS=
 	FOCUS="$(FOCUS)" SKIP="$(SKIP)" LABEL_FILTER="$(LABEL_FILTER)" e2e/run.sh
 
-test-e2e-tools: ## unit tests of the e2e testserver and imagepack; compile the suite
+test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 	go test -count=1 ./e2e/...
-	cd e2e/images/imagepack && go test -count=1 ./...
 	go vet -tags e2e ./e2e/...
 
 node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.Z.tar; BASE_TAR=, BASE_REF=

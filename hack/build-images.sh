@@ -7,7 +7,7 @@
 #                                   (entrypoint /testserver, see e2e/images/testserver)
 #
 # The binary is static (CGO_ENABLED=0) and the image reproducible, packed by
-# e2e/images/imagepack (go-containerregistry). Incremental: a fingerprint of
+# hack/tools/imgpack (go-containerregistry), the packer of the pause image too. Incremental: a fingerprint of
 # every input is kept beside the tarball; when it matches, go is not run.
 #
 # Env: TESTSERVER_IMAGE (default sidecar-kubelet.local/testserver:1),
@@ -26,7 +26,7 @@ fingerprint() (
   go env GOVERSION GOOS
   echo "goarch $goarch"
   cd "$ROOT"
-  find e2e/images -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) ! -name '*_test.go' -print0 |
+  find e2e/images hack/tools/imgpack hack/tools/go.mod hack/tools/go.sum -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) ! -name '*_test.go' -print0 |
     LC_ALL=C sort -z | xargs -0 sha256sum
   sha256sum go.mod go.sum
 )
@@ -44,9 +44,9 @@ log "building testserver (static, linux/$goarch)"
 (cd "$ROOT" && CGO_ENABLED=0 GOOS=linux GOARCH="$goarch" \
   go build -trimpath -ldflags='-s -w' -o "$work/testserver" ./e2e/images/testserver)
 
-log "building imagepack"
-(cd "$ROOT/e2e/images/imagepack" && go build -o "$BIN_DIR/imagepack" .)
+log "building imgpack"
+(cd "$ROOT/hack/tools" && go build -o "$work/imgpack" ./imgpack)
 
 log "packing $image into $out"
-"$BIN_DIR/imagepack" --binary "$work/testserver" --name "$image" --arch "$goarch" --out "$out"
+"$work/imgpack" -o "$out" -tag "$image" -arch "$goarch" -entrypoint /testserver "$work/testserver:/testserver"
 echo "$want" >"$fingerprint_file"

@@ -42,6 +42,7 @@ func main() {
 	out := flag.String("o", "", "output tarball (required)")
 	tag := flag.String("tag", "", "image reference, e.g. sidecar-kubelet.local/pause:1 (required)")
 	workdir := flag.String("workdir", "/", "working directory")
+	arch := flag.String("arch", runtime.GOARCH, "the image's architecture (that of the files packed)")
 	flag.Var(&entrypoint, "entrypoint", "entrypoint argument (repeat for each)")
 	flag.Var(&cmd, "cmd", "cmd argument (repeat for each)")
 	flag.Var(&env, "env", "KEY=VALUE (repeat)")
@@ -54,13 +55,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*out, *tag, *workdir, entrypoint, cmd, env, flag.Args()); err != nil {
+	if err := run(*out, *tag, *workdir, *arch, entrypoint, cmd, env, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "imgpack:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, tag, workdir string, entrypoint, cmd, env, files []string) error {
+func run(out, tag, workdir, arch string, entrypoint, cmd, env, files []string) error {
 	ref, err := name.NewTag(tag, name.StrictValidation)
 	if err != nil {
 		return err
@@ -85,7 +86,7 @@ func run(out, tag, workdir string, entrypoint, cmd, env, files []string) error {
 		return err
 	}
 	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", runtime.GOARCH
+	cf.OS, cf.Architecture = "linux", arch
 	cf.Created = v1.Time{Time: time.Unix(0, 0).UTC()}
 	cf.Config.Entrypoint, cf.Config.Cmd, cf.Config.WorkingDir = entrypoint, cmd, workdir
 	cf.Config.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin"}, env...)

@@ -30,7 +30,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
-func TestPackLoadsBack(t *testing.T) {
+func TestImageLoadsBack(t *testing.T) {
 	dir := t.TempDir()
 	binary := filepath.Join(dir, "testserver")
 	content := []byte("#!/bin/true\nnot really a binary\n")
@@ -39,7 +39,7 @@ func TestPackLoadsBack(t *testing.T) {
 	}
 	const ref = "sidecar-kubelet.local/testserver:1"
 	out := filepath.Join(dir, "testserver.tar")
-	if err := Pack(binary, "/testserver", ref, "amd64", out); err != nil {
+	if err := run(out, ref, "/", "amd64", []string{"/testserver"}, nil, nil, []string{binary + ":/testserver"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -97,7 +97,7 @@ func TestPackLoadsBack(t *testing.T) {
 
 	// Reproducible: packing again gives the same bytes.
 	first, _ := os.ReadFile(out)
-	if err := Pack(binary, "/testserver", ref, "amd64", out); err != nil {
+	if err := run(out, ref, "/", "amd64", []string{"/testserver"}, nil, nil, []string{binary + ":/testserver"}); err != nil {
 		t.Fatal(err)
 	}
 	if second, _ := os.ReadFile(out); !bytes.Equal(first, second) {
@@ -105,9 +105,9 @@ func TestPackLoadsBack(t *testing.T) {
 	}
 }
 
-func TestPackRejectsBadName(t *testing.T) {
+func TestRejectsBadName(t *testing.T) {
 	dir := t.TempDir()
-	if err := Pack(filepath.Join(dir, "nope"), "/x", "Not A Name!", "amd64", filepath.Join(dir, "x.tar")); err == nil {
+	if err := run(filepath.Join(dir, "x.tar"), "Not A Name!", "/", "amd64", nil, nil, nil, []string{filepath.Join(dir, "nope") + ":/x"}); err == nil {
 		t.Error("want an error for an invalid image name")
 	}
 }
