@@ -1,21 +1,23 @@
 # Entry points; the work is done by the scripts in hack/.
-# K8S_VERSION picks the upstream release the patch series is applied to.
-K8S_VERSION ?= 1.37.1
+# K8S_VERSION picks the upstream release the patch series is applied to:
+# unset, the pinned release of the newest minor; X.Y (e.g. 1.36), the pinned
+# release of that minor; X.Y.Z, that release. Each minor's pinned release is
+# recorded in one place, patches/vX.Y/UPSTREAM_VERSION (read by hack/lib.sh).
 export K8S_VERSION
 
 .DEFAULT_GOAL := help
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-upstream clean images e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools rebase
+	node-image test-tools rebase verify-versions
 
 help: ## list the targets
-	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
+	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/k8s-version.sh)). Targets:"
 	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
 	@echo "Env: FORCE=1 (discard unexported work), SIDECAR_ORDERING_DEFAULT=false,"
 	@echo "     PKGS='k8s.io/kubernetes/pkg/...', GATE=on|off|both,"
 	@echo "     KUBELET_FEATURE_GATES=Gate=false,... (up, kubelet-restart)"
 
-kubelet: ## build the patched kubelet into _output/bin/kubelet
+kubelet: ## build the patched kubelet into _output/vX.Y.Z/bin/kubelet
 	hack/build-kubelet.sh
 
 fetch-upstream: ## fetch upstream Kubernetes into the work tree _output/vX.Y.Z/kubernetes
@@ -69,6 +71,9 @@ test-tools: ## unit tests of hack/tools (the node image builder, the kind config
 rebase: ## rebase the series onto a new upstream release: TO=X.Y.Z (three-way; NO_TEST=1 skips the tests)
 	@[ -n "$(TO)" ] || { echo "usage: make rebase TO=1.37.2" >&2; exit 2; }
 	hack/rebase.sh $(TO)
+
+verify-versions: ## for every series under patches/: build its kubelet, run test-upstream (slow: not in make test)
+	hack/verify-versions.sh
 
 clean: ## remove _output (refuses if the work tree holds unexported work; FORCE=1 to discard)
 	hack/clean.sh

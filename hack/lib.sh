@@ -2,21 +2,60 @@
 # Shared settings for the hack/ scripts. Source it; do not run it.
 #
 # K8S_VERSION picks the upstream release (without the leading "v"); the patch
-# series is the folder of its minor under patches/.
+# series is the folder of its minor under patches/. Each series folder records
+# the release it is pinned to in one place, patches/vX.Y/UPSTREAM_VERSION, so
+# K8S_VERSION may be:
+#   unset       the pinned release of the newest minor (the default)
+#   X.Y         the pinned release of that minor (e.g. 1.36 -> 1.36.4)
+#   X.Y.Z       that release exactly (e.g. a new patch release to rebase onto)
+# K8S_VERSION_SET is "1" when the caller chose the version, "" for the default.
 
 # Let set -e reach into $(...) too, so that a failing command there stops
 # the script instead of yielding an empty or wrong value.
 shopt -s inherit_errexit
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-K8S_VERSION="${K8S_VERSION:-1.37.1}"
+PATCHES_DIR="$ROOT/patches"
+
+# pinned_version MINOR prints the release the series of MINOR (X.Y) is pinned to.
+pinned_version() {
+  local f="$PATCHES_DIR/v$1/UPSTREAM_VERSION" v
+  [ -f "$f" ] || return 1
+  v="$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$f" | grep -v '^$' | head -n1)"
+  v="${v#v}"
+  [[ "$v" == "$1".* ]] || { printf 'error: %s says "%s", not a v%s.Z release\n' "$f" "$v" "$1" >&2; return 1; }
+  echo "$v"
+}
+# supported_minors prints the minors that have a series folder, oldest first.
+supported_minors() {
+  local d
+  for d in "$PATCHES_DIR"/v*/; do
+    [ -f "$d/series" ] && [ -f "$d/UPSTREAM_VERSION" ] || continue
+    d="${d%/}"
+    echo "${d##*/v}"
+  done | sort -V
+}
+
+K8S_VERSION_SET="${K8S_VERSION:+1}"
+K8S_VERSION="${K8S_VERSION:-}"
 K8S_VERSION="${K8S_VERSION#v}"
+if [ -z "$K8S_VERSION" ]; then
+  newest="$(supported_minors | tail -n1)"
+  [ -n "$newest" ] || { echo "error: no series folder with an UPSTREAM_VERSION under $PATCHES_DIR" >&2; exit 1; }
+  K8S_VERSION="$(pinned_version "$newest")" || exit 1
+elif [[ "$K8S_VERSION" =~ ^[0-9]+\.[0-9]+$ ]]; then
+  pinned="$(pinned_version "$K8S_VERSION")" ||
+    { echo "error: K8S_VERSION=$K8S_VERSION: no patches/v$K8S_VERSION/UPSTREAM_VERSION (supported: $(supported_minors | paste -sd' '))" >&2; exit 1; }
+  K8S_VERSION="$pinned"
+fi
+[[ "$K8S_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] ||
+  { echo "error: K8S_VERSION=$K8S_VERSION is not X.Y or X.Y.Z" >&2; exit 1; }
 K8S_MINOR="$(echo "$K8S_VERSION" | cut -d. -f1,2)"
 # Staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch>.
 STAGING_VERSION="v0.${K8S_VERSION#*.}"
 
 OUTPUT="${OUTPUT:-$ROOT/_output}"
-SERIES_DIR="${SERIES_DIR:-$ROOT/patches/v$K8S_MINOR}"
+SERIES_DIR="${SERIES_DIR:-$PATCHES_DIR/v$K8S_MINOR}"
 SERIES_FILE="$SERIES_DIR/series"
 # The build module: requires k8s.io/kubernetes (replaced by the work tree) and
 # this repository (for kubelet/), and pins every staging module.
@@ -24,6 +63,11 @@ BUILD_DIR="$OUTPUT/v$K8S_VERSION"
 # The upstream work tree, a git repository: the tag "upstream" marks the
 # pristine release, the branch "patches" carries the series as commits.
 TREE="$BUILD_DIR/kubernetes"
+# The Kubernetes binaries (kubelet, kube-apiserver, ..., kubectl) of this
+# release, beside its work tree, so that versions never overwrite each other
+# and the local cluster runs one release throughout. BIN_DIR holds the tools
+# that do not depend on the release (containerd, hack/tools).
+K8S_BIN_DIR="$BUILD_DIR/bin"
 BIN_DIR="$OUTPUT/bin"
 
 OWN_MODULE="github.com/sidecar-kubelet/sidecar-kubelet"

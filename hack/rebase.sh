@@ -12,8 +12,9 @@
 #     context, same changes) and runs the unit tests and upstream's tests of
 #     the touched packages against the new release (NO_TEST=1 skips them).
 #
-# It does not change the default version: that is K8S_VERSION in the
-# Makefile and hack/lib.sh.
+# On success it also pins the minor to the new release: it writes it to
+# patches/vX.Y/UPSTREAM_VERSION, the one place hack/lib.sh reads each minor's
+# release from (the default version is the newest minor's pinned release).
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <new upstream version, e.g. 1.37.2>" >&2; exit 2; }
 export K8S_VERSION="${1#v}"
@@ -29,6 +30,7 @@ if ! KEEP_FAILED_AM=1 "$ROOT/hack/import-patches.sh"; then
   exit 1
 fi
 "$ROOT/hack/export-patches.sh"
+echo "$K8S_VERSION" > "$SERIES_DIR/UPSTREAM_VERSION"
 log "series rebased onto v$K8S_VERSION in $((SECONDS - start))s; changes to the patch files:"
 git -C "$ROOT" diff --stat -- "$SERIES_DIR" >&2 2>/dev/null || true
 if [ "${NO_TEST:-}" = 1 ]; then
