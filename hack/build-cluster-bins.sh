@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Build what the local cluster runs besides the kubelet (hack/build-kubelet.sh
-# builds that), into $BIN_DIR (_output/bin):
+# builds that):
 #
 #   kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
-#       from the same build module and work tree as the kubelet, stamped with
-#       the same version (v$K8S_VERSION-sidecar-kubelet+<series hash>)
+#       into $K8S_BIN_DIR (_output/vX.Y.Z/bin, beside the kubelet), from the
+#       same build module and work tree as the kubelet, stamped with the same
+#       version (v$K8S_VERSION-sidecar-kubelet+<series hash>): the control
+#       plane follows K8S_VERSION
+#   and, into $BIN_DIR (_output/bin), what does not depend on the release:
 #   containerd, containerd-shim-runc-v2, ctr
 #       github.com/containerd/containerd/v2 at $CONTAINERD_VERSION, from the
 #       Go module proxy, build tag no_btrfs
@@ -17,19 +20,21 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
 
-mkdir -p "$BIN_DIR" "$IMAGES_DIR"
+mkdir -p "$BIN_DIR" "$K8S_BIN_DIR" "$IMAGES_DIR"
 tmp="$(mktemp -d "$BIN_DIR/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
 # up_to_date GROUP FINGERPRINT OUTPUT... succeeds when every OUTPUT exists and
-# GROUP was last built from FINGERPRINT.
+# GROUP was last built from FINGERPRINT. The fingerprint of GROUP is kept in
+# the folder of its first OUTPUT.
 up_to_date() {
   local group="$1" want="$2" f
   shift 2
   for f in "$@"; do [ -e "$f" ] || return 1; done
-  [ "$(cat "$BIN_DIR/.$group.fingerprint" 2>/dev/null || true)" = "$want" ]
+  [ "$(cat "$(dirname "$1")/.$group.fingerprint" 2>/dev/null || true)" = "$want" ]
 }
-record() { echo "$2" > "$BIN_DIR/.$1.fingerprint.tmp" && mv "$BIN_DIR/.$1.fingerprint.tmp" "$BIN_DIR/.$1.fingerprint"; }
+# record GROUP FINGERPRINT DIR
+record() { echo "$2" > "$3/.$1.fingerprint.tmp" && mv "$3/.$1.fingerprint.tmp" "$3/.$1.fingerprint"; }
 go_env() { go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT; }
 
 # --- upstream components --------------------------------------------------------
@@ -60,7 +65,7 @@ want="$(
   } | sha256sum | cut -d' ' -f1
 )"
 outs=()
-for c in $k8s_cmds; do outs+=("$BIN_DIR/$c"); done
+for c in $k8s_cmds; do outs+=("$K8S_BIN_DIR/$c"); done
 if up_to_date k8s-components "$want" "${outs[@]}"; then
   log "$k8s_cmds up to date"
 else
@@ -75,9 +80,9 @@ else
     [[ "$got" == *"$version" ]] || die "the built $c reports '$got', expected $version"
   done
   for c in $k8s_cmds; do
-    if cmp -s "$tmp/$c" "$BIN_DIR/$c"; then log "$c: same bytes as before, kept"; else mv "$tmp/$c" "$BIN_DIR/$c"; fi
+    if cmp -s "$tmp/$c" "$K8S_BIN_DIR/$c"; then log "$c: same bytes as before, kept"; else mv "$tmp/$c" "$K8S_BIN_DIR/$c"; fi
   done
-  record k8s-components "$want"
+  record k8s-components "$want" "$K8S_BIN_DIR"
   log "built $k8s_cmds in $((SECONDS - start))s"
 fi
 
@@ -100,7 +105,7 @@ else
   got="$("$tmp/containerd" --version)"
   [[ "$got" == *" $CONTAINERD_VERSION"* ]] || die "the built containerd reports '$got', expected $CONTAINERD_VERSION"
   for c in $ctrd_cmds; do mv "$tmp/$c" "$BIN_DIR/$c"; done
-  record containerd "$want"
+  record containerd "$want" "$BIN_DIR"
   log "built containerd $CONTAINERD_VERSION in $((SECONDS - start))s"
 fi
 
@@ -123,7 +128,7 @@ else
   for c in $tools; do pkgs+=("./$c"); done
   (cd "$ROOT/hack/tools" && go build -o "$tmp/" "${pkgs[@]}")
   for c in $tools; do mv "$tmp/$c" "$BIN_DIR/$c"; done
-  record tools "$want"
+  record tools "$want" "$BIN_DIR"
 fi
 
 # --- the pause image ---------------------------------------------------------------
@@ -141,6 +146,6 @@ else
   log "building the pause image $PAUSE_IMAGE"
   (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/pause" ./hack/images/pause)
   "$BIN_DIR/imgpack" -o "$IMAGES_DIR/pause.tar" -tag "$PAUSE_IMAGE" -entrypoint /pause "$tmp/pause:/pause"
-  record pause-image "$want"
+  record pause-image "$want" "$IMAGES_DIR"
   log "wrote $IMAGES_DIR/pause.tar"
 fi

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Build the patched kubelet into $BIN_DIR/kubelet, version-stamped the way
+# Build the patched kubelet into $K8S_BIN_DIR/kubelet (_output/vX.Y.Z/bin:
+# one folder per release, so that versions never overwrite each other),
+# version-stamped the way
 # upstream's hack/lib/version.sh does it, so `kubelet --version` and the
 # node's reported version say what was built:
 #
@@ -24,7 +26,7 @@ esac
 
 "$ROOT/hack/import-patches.sh"
 
-out="$BIN_DIR/kubelet"
+out="$K8S_BIN_DIR/kubelet"
 fingerprint_file="$out.fingerprint"
 
 version_stamp
@@ -60,8 +62,8 @@ if [ -x "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null || true)" = "$want"
   exit 0
 fi
 
-mkdir -p "$BIN_DIR"
-tmp="$(mktemp "$BIN_DIR/.kubelet.XXXXXX")"
+mkdir -p "$K8S_BIN_DIR"
+tmp="$(mktemp "$K8S_BIN_DIR/.kubelet.XXXXXX")"
 trap 'rm -f "$tmp" "$fingerprint_file.tmp"' EXIT
 log "building kubelet $version (tree ${commit:0:12}, $tree_state${SIDECAR_ORDERING_DEFAULT:+, SIDECAR_ORDERING_DEFAULT=$SIDECAR_ORDERING_DEFAULT})"
 start=$SECONDS

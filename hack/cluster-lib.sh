@@ -1,6 +1,18 @@
 # shellcheck shell=bash disable=SC2034  # the scripts that source it use these
 # Shared settings and helpers of the local cluster (hack/cluster-up.sh,
 # cluster-down.sh, kubelet-restart.sh, build-cluster-bins.sh). Source it.
+#
+# The cluster runs one Kubernetes release throughout: cluster-up.sh records
+# it in _output/cluster/k8s-version when it creates the cluster's state, runs
+# every component from that release's $K8S_BIN_DIR, and refuses to start
+# another release's binaries on that state (make down first). Scripts that
+# only act on a running cluster (kubelet-restart.sh, test-e2e.sh) set
+# CLUSTER_FOLLOWS_RECORDED_VERSION=1 before sourcing this file: without an
+# explicit K8S_VERSION they then use the recorded release, not the default.
+_recorded_version_file="${OUTPUT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/_output}/cluster/k8s-version"
+if [ -z "${K8S_VERSION:-}" ] && [ "${CLUSTER_FOLLOWS_RECORDED_VERSION:-}" = 1 ] && [ -s "$_recorded_version_file" ]; then
+  K8S_VERSION="$(cat "$_recorded_version_file")"
+fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Pinned versions of what is built from the Go module proxy.
@@ -18,6 +30,7 @@ PKI_DIR="$CLUSTER_DIR/pki"
 CONF_DIR="$CLUSTER_DIR/config"
 IMAGES_DIR="$OUTPUT/images"        # every *.tar here is imported by cluster-up.sh
 ADMIN_KUBECONFIG="$CLUSTER_DIR/kubeconfig"
+CLUSTER_VERSION_FILE="$CLUSTER_DIR/k8s-version"   # the release the cluster runs
 
 PAUSE_IMAGE="sidecar-kubelet.local/pause:1"
 NODE_NAME="$(hostname | tr "[:upper:]" "[:lower:]")"
@@ -39,7 +52,17 @@ CGROUP_ROOT="/sidecar-kubelet"
 CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
 KUBELET_ROOT="$CLUSTER_DIR/kubelet"
 
-KUBECTL="$BIN_DIR/kubectl"
+KUBECTL="$K8S_BIN_DIR/kubectl"
+
+# check_cluster_version dies unless the cluster's recorded release (if any)
+# is $K8S_VERSION: the kubelet must never run against another release's
+# control plane, nor the control plane on another release's etcd data.
+check_cluster_version() {
+  local recorded
+  recorded="$(cat "$CLUSTER_VERSION_FILE" 2>/dev/null || true)"
+  [ -z "$recorded" ] || [ "$recorded" = "$K8S_VERSION" ] ||
+    die "the local cluster runs v$recorded, not v$K8S_VERSION: use K8S_VERSION=$recorded, or make down first"
+}
 
 # The components, in start order (cluster-down.sh has its own order).
 COMPONENTS="etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet"
@@ -220,7 +243,7 @@ EOF
 
 # kubelet_cmd prints the kubelet's command line, one word a line.
 kubelet_cmd() {
-  printf '%s\n' "$BIN_DIR/kubelet" \
+  printf '%s\n' "$K8S_BIN_DIR/kubelet" \
     --config="$CONF_DIR/kubelet.yaml" \
     --kubeconfig="$CONF_DIR/kubelet.kubeconfig" \
     --root-dir="$KUBELET_ROOT" \
@@ -248,6 +271,7 @@ fingerprint() {
 # force). Returns once it is healthy.
 start_kubelet() {
   local force="${1:-}" fp
+  check_cluster_version
   write_kubelet_config
   local -a cmd
   mapfile -t cmd < <(kubelet_cmd)

@@ -19,7 +19,15 @@ started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"
 cluster_lock
-for b in kubelet kube-apiserver kube-controller-manager kube-scheduler kubectl containerd containerd-shim-runc-v2 ctr crisweep; do
+check_cluster_version
+for b in kubelet kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  [ -x "$K8S_BIN_DIR/$b" ] || die "$K8S_BIN_DIR/$b is missing: run make up K8S_VERSION=$K8S_VERSION (it builds everything first)"
+  # Every component must be of this release (a binary stamped for another
+  # release in this folder would be a bug of the build scripts).
+  if [ "$b" = kubectl ]; then got="$("$K8S_BIN_DIR/$b" version --client 2>&1 | head -n1 || true)"; else got="$("$K8S_BIN_DIR/$b" --version 2>&1 || true)"; fi
+  [[ "$got" == *" v$K8S_VERSION-sidecar-kubelet+"* ]] || die "$K8S_BIN_DIR/$b reports '$got', not v$K8S_VERSION"
+done
+for b in containerd containerd-shim-runc-v2 ctr crisweep; do
   [ -x "$BIN_DIR/$b" ] || die "$BIN_DIR/$b is missing: run make up (it builds everything first)"
 done
 [ -f "$IMAGES_DIR/pause.tar" ] || die "$IMAGES_DIR/pause.tar is missing: run make up"
@@ -56,6 +64,7 @@ if [ -z "$any_running" ] && [ -d "$LOG_DIR" ]; then
   mv "$LOG_DIR" "$LOG_DIR.prev"
 fi
 mkdir -p "$RUN_DIR" "$LOG_DIR" "$PKI_DIR" "$CONF_DIR"
+[ -s "$CLUSTER_VERSION_FILE" ] || echo "$K8S_VERSION" > "$CLUSTER_VERSION_FILE"
 
 # --- certificates and kubeconfigs ------------------------------------------------------
 gen_key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$PKI_DIR/$1.key" 2> /dev/null && chmod 600 "$PKI_DIR/$1.key"; }
@@ -252,7 +261,7 @@ ctr -n k8s.io images ls -q | grep -qxF "$PAUSE_IMAGE" ||
   die "the pause image $PAUSE_IMAGE is not in containerd after the import"
 
 ensure kube-apiserver apiserver_healthy 120 \
-  "$BIN_DIR/kube-apiserver" \
+  "$K8S_BIN_DIR/kube-apiserver" \
   --bind-address=127.0.0.1 --secure-port="$APISERVER_PORT" --advertise-address=127.0.0.1 \
   --etcd-servers="https://127.0.0.1:$ETCD_PORT" --etcd-cafile="$PKI_DIR/etcd-ca.crt" \
   --etcd-certfile="$PKI_DIR/apiserver-etcd-client.crt" --etcd-keyfile="$PKI_DIR/apiserver-etcd-client.key" \
@@ -270,7 +279,7 @@ ensure kube-apiserver apiserver_healthy 120 \
   --allow-privileged=true
 
 ensure kube-controller-manager kcm_healthy 60 \
-  "$BIN_DIR/kube-controller-manager" \
+  "$K8S_BIN_DIR/kube-controller-manager" \
   --kubeconfig="$CONF_DIR/kube-controller-manager.kubeconfig" \
   --authentication-kubeconfig="$CONF_DIR/kube-controller-manager.kubeconfig" \
   --authorization-kubeconfig="$CONF_DIR/kube-controller-manager.kubeconfig" \
@@ -284,7 +293,7 @@ ensure kube-controller-manager kcm_healthy 60 \
   --leader-elect=false
 
 ensure kube-scheduler scheduler_healthy 60 \
-  "$BIN_DIR/kube-scheduler" \
+  "$K8S_BIN_DIR/kube-scheduler" \
   --kubeconfig="$CONF_DIR/kube-scheduler.kubeconfig" \
   --authentication-kubeconfig="$CONF_DIR/kube-scheduler.kubeconfig" \
   --authorization-kubeconfig="$CONF_DIR/kube-scheduler.kubeconfig" \
@@ -298,7 +307,7 @@ wait_kubelet_node_ready
 wait_for "the default ServiceAccount" 60 kctl -n default get serviceaccount default ||
   die "no default ServiceAccount; see $LOG_DIR/kube-controller-manager.log"
 
-log "cluster up in $((SECONDS - started))s: node $NODE_NAME Ready, kubelet $("$BIN_DIR/kubelet" --version | cut -d' ' -f2)"
+log "cluster up in $((SECONDS - started))s: node $NODE_NAME Ready, kubelet $("$K8S_BIN_DIR/kubelet" --version | cut -d' ' -f2)"
 cat << EOF
 
 Use it with:

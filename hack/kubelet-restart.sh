@@ -5,6 +5,8 @@
 # unset gives the default, SidecarContainerOrdering=true), and wait until the
 # restarted kubelet has posted the node Ready. The pods keep running.
 set -euo pipefail
+# The cluster's own release, unless K8S_VERSION says otherwise (then it must match).
+CLUSTER_FOLLOWS_RECORDED_VERSION=1
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
 started=$SECONDS
 

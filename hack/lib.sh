@@ -30,7 +30,7 @@ pinned_version() {
 supported_minors() {
   local d
   for d in "$PATCHES_DIR"/v*/; do
-    [ -f "$d/series" ] && [ -f "$d/UPSTREAM_VERSION" ] || continue
+    if [ ! -f "$d/series" ] || [ ! -f "$d/UPSTREAM_VERSION" ]; then continue; fi
     d="${d%/}"
     echo "${d##*/v}"
   done | sort -V

@@ -28,7 +28,7 @@
 #      kindest/node:v$K8S_VERSION), BASE_TAG (the image to take from a
 #      BASE_TAR holding several), NODE_IMAGE (default
 #      sidecar-kubelet/node:v$K8S_VERSION), KUBELET_BIN (use this kubelet
-#      instead of building _output/bin/kubelet).
+#      instead of building _output/v$K8S_VERSION/bin/kubelet).
 #
 # Idempotent: the same inputs give the same image, and a fingerprint of them
 # kept beside the tarball skips the work when nothing changed (for BASE_REF,
@@ -69,7 +69,7 @@ if [ -n "${KUBELET_BIN:-}" ]; then
   [ -f "$kubelet" ] || die "KUBELET_BIN=$KUBELET_BIN: no such file"
 else
   "$ROOT/hack/build-kubelet.sh"
-  kubelet="$BIN_DIR/kubelet"
+  kubelet="$K8S_BIN_DIR/kubelet"
 fi
 series="$(series_hash)"
 # The version the kubelet reports; computed as build-kubelet.sh stamps it if

@@ -7,11 +7,15 @@
 # A cluster that was already running before (a developer's `make up`) is
 # left running.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+CLUSTER_FOLLOWS_RECORDED_VERSION=1
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+# The scripts below run with the same release (the running cluster's, unless
+# K8S_VERSION says otherwise).
+export K8S_VERSION
 
 kubeconfig="$OUTPUT/cluster/kubeconfig"
 was_up=false
-if [ -f "$kubeconfig" ] && "$BIN_DIR/kubectl" --kubeconfig "$kubeconfig" get --raw /readyz >/dev/null 2>&1; then
+if [ -f "$kubeconfig" ] && [ -x "$KUBECTL" ] && "$KUBECTL" --kubeconfig "$kubeconfig" get --raw /readyz >/dev/null 2>&1; then
   was_up=true
 fi
 
