@@ -3,7 +3,10 @@
 # pinned release in patches/vX.Y/UPSTREAM_VERSION), build the patched
 # kubelet and run upstream's unit tests of the touched packages with the gate
 # on and off (hack/test-upstream.sh, which includes the fork's own tests in
-# those packages), then run the fork's tests alone, verbosely, to count them.
+# those packages), then run the fork's tests alone, verbosely, to count them,
+# and the unit tests of kubelet/ in the release's build module, i.e. against
+# the release's own k8s.io/* and third-party versions (make test-unit runs
+# them against this repository's go.mod, the newest minor's).
 # Prints one summary line per version, with the time each step took, and
 # keeps it in _output/verify-versions.txt.
 #
@@ -27,7 +30,7 @@ failed=0
 for v in "${versions[@]}"; do
   release="$(K8S_VERSION="$v" "$ROOT/hack/k8s-version.sh")"
   log "=== v$release"
-  build_s="-" upstream_s="-" fork="-" result=PASS lines="-"
+  build_s="-" upstream_s="-" fork="-" unit="-" result=PASS lines="-"
   start=$SECONDS
   if K8S_VERSION="$release" "$ROOT/hack/build-kubelet.sh"; then
     build_s=$((SECONDS - start))
@@ -58,13 +61,19 @@ for v in "${versions[@]}"; do
       fi
       rm -f "$out"
     fi
+    if (cd "$OUTPUT/v$release" && GOFLAGS=-mod=mod go test -count=1 "$OWN_MODULE/kubelet/...") >&2; then
+      unit=PASS
+    else
+      unit=FAIL
+      result=FAIL
+    fi
   else
     build_s="$((SECONDS - start)) FAIL"
     result=FAIL
   fi
   [ "$result" = PASS ] || failed=1
-  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s; upstream lines changed (non-test): %s' \
-    "$release" "$result" "$build_s" "$upstream_s" "$fork" "$lines")")
+  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, kubelet/ unit tests on the release'"'"'s modules: %s; upstream lines changed (non-test): %s' \
+    "$release" "$result" "$build_s" "$upstream_s" "$fork" "$unit" "$lines")")
 done
 
 {
