@@ -7,7 +7,7 @@ export K8S_VERSION
 
 .DEFAULT_GOAL := help
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
-	test test-unit test-upstream clean images e2e test-e2e-tools up down kubelet-restart cluster-bins \
+	test test-unit test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
 	node-image test-tools rebase verify-versions
 
 help: ## list the targets
@@ -29,7 +29,7 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/export-patches.sh
 
-test: kubelet test-unit test-tools test-e2e-tools test-upstream ## build the kubelet, then run all tests
+test: kubelet test-unit test-tools test-e2e-tools test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
 test-unit: ## go test our own packages (./kubelet/...)
 	go test -count=1 ./kubelet/...
@@ -56,6 +56,9 @@ images: ## build the e2e images into _output/images/*.tar (testserver)
 
 e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS=, SKIP=, LABEL_FILTER=, PROCS=
 	FOCUS="$(FOCUS)" SKIP="$(SKIP)" LABEL_FILTER="$(LABEL_FILTER)" e2e/run.sh
+
+test-e2e: kubelet ## the e2e suite on the local cluster: images, make up, the whole suite, make down (a cluster already up stays)
+	hack/test-e2e.sh
 
 test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 	go test -count=1 ./e2e/...

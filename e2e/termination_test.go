@@ -30,7 +30,10 @@ import (
 
 // runtimeSlack is what the runtime adds to a measured termination: starting
 // a preStop hook's process, delivering SIGKILL and reaping the container.
-const runtimeSlack = 500 * time.Millisecond
+// On the 2-core machine with two Kubernetes builds beside the suite, SIGKILL
+// to the exit time containerd records took 0.9 s (idle: under 0.3 s). A
+// kubelet that broke the single deadline adds whole grace periods.
+const runtimeSlack = 1500 * time.Millisecond
 
 // observationSlack is what the API adds to a termination measured from the
 // deletion: the kubelet learns of the deletion through its watch, its pod

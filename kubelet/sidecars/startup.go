@@ -80,19 +80,13 @@ type StartPlan struct {
 //   - when every app container has exited for good, nothing starts.
 func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, terminating bool) StartPlan {
 	var plan StartPlan
-	appsCreated, appsDone := false, true
-	for _, s := range statuses {
-		if l.IsSidecar(s.Name) {
-			continue
-		}
-		appsCreated = appsCreated || s.Created
-		if !s.Created || s.Running || s.WillRestart {
-			appsDone = false
-		}
-	}
-	if appsDone {
+	if l.appsDone(statuses) {
 		plan.AppsDone = true
 		return plan
+	}
+	appsCreated := false
+	for _, s := range statuses {
+		appsCreated = appsCreated || (s.Created && !l.IsSidecar(s.Name))
 	}
 
 	// Walk the sidecars in start order: each may start once all the ones
@@ -141,6 +135,27 @@ func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, termina
 		plan.SidecarsStartedAt = time.Time{}
 	}
 	return plan
+}
+
+// RestartsSidecars reports whether a sidecar that is not running is to be
+// (re)started, at once or when the sidecars before it are ready, whatever
+// the pod's restartPolicy: while the pod is not terminating and its app
+// containers are not done. PlanStart starts sidecars by this rule; the
+// kubelet's status uses it to show an exited sidecar as waiting for its
+// restart rather than terminated.
+func (l Layout) RestartsSidecars(statuses []ContainerStatus, terminating bool) bool {
+	return len(l.Sidecars) > 0 && !terminating && !l.appsDone(statuses)
+}
+
+// appsDone reports whether every app container has exited and will not be
+// restarted.
+func (l Layout) appsDone(statuses []ContainerStatus) bool {
+	for _, s := range statuses {
+		if !l.IsSidecar(s.Name) && (!s.Created || s.Running || s.WillRestart) {
+			return false
+		}
+	}
+	return true
 }
 
 // readyBefore reports whether every sidecar before name, in start order, is

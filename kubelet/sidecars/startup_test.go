@@ -365,3 +365,67 @@ func TestPlanStart(t *testing.T) {
 		})
 	}
 }
+
+func TestRestartsSidecars(t *testing.T) {
+	layout := Layout{Sidecars: []string{"a", "b"}}
+
+	testCases := []struct {
+		name        string
+		layout      Layout
+		statuses    []ContainerStatus
+		terminating bool
+		want        bool
+	}{
+		{
+			name:     "sidecar crashed before the app was created: restarts",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), pending("b"), pending("app")},
+			want:     true,
+		},
+		{
+			name:     "sidecar exited while the app runs: restarts",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), exited("b", false), running("app", t0)},
+			want:     true,
+		},
+		{
+			name:     "app exited and upstream restarts it: sidecars restart too",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), ready("b", t0), exited("app", true)},
+			want:     true,
+		},
+		{
+			name:     "one app done, another running: restarts",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), ready("b", t0), exited("app1", false), running("app2", t0)},
+			want:     true,
+		},
+		{
+			name:     "every app exited for good: the pod is complete, no restart",
+			layout:   layout,
+			statuses: []ContainerStatus{exited("a", false), ready("b", t0), exited("app1", false), exited("app2", false)},
+			want:     false,
+		},
+		{
+			name:        "pod terminating: no restart (SPEC rule 14)",
+			layout:      layout,
+			statuses:    []ContainerStatus{exited("a", false), ready("b", t0), running("app", t0)},
+			terminating: true,
+			want:        false,
+		},
+		{
+			name:     "no sidecars: nothing to restart",
+			layout:   Layout{},
+			statuses: []ContainerStatus{exited("app", false)},
+			want:     false,
+		},
+	}
+
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.layout.RestartsSidecars(tc.statuses, tc.terminating); got != tc.want {
+				t.Errorf("RestartsSidecars() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
