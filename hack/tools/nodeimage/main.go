@@ -5,7 +5,7 @@
 // `kind load image-archive` accept. hack/node-image.sh (make node-image)
 // runs it; the logic is hack/tools/internal/nodeimage.
 //
-//	nodeimage --base-tar node.tar --kubelet _output/bin/kubelet \
+//	nodeimage --base-tar node.tar --kubelet _output/v1.37.1/bin/kubelet \
 //	  --upstream-version v1.37.1 --series-hash <sha256> \
 //	  --out _output/images/node-v1.37.1.tar
 package main
