@@ -98,7 +98,10 @@ pinned="$(awk -v skip="k8s.io/kubernetes $(echo $staging)" '
   done
   echo ")"
 } > "$BUILD_DIR/go.mod.new"
-if ! cmp -s "$BUILD_DIR/go.mod.new" "$BUILD_DIR/go.mod.generated" || [ ! -f "$BUILD_DIR/go.mod" ]; then
+# Regenerated too when something rewrote go.mod since (a go command with
+# -mod=mod may, e.g. when this repository's go.mod asked for more).
+if ! cmp -s "$BUILD_DIR/go.mod.new" "$BUILD_DIR/go.mod.generated" ||
+   ! cmp -s "$BUILD_DIR/go.mod" "$BUILD_DIR/go.mod.generated"; then
   cp "$BUILD_DIR/go.mod.new" "$BUILD_DIR/go.mod"
   # Upstream's go.sum has every third-party module of the release; ours adds
   # what kubelet/ needs. The go command adds the staging modules' sums.
