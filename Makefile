@@ -1,6 +1,6 @@
 # Entry points; the work is done by the scripts in hack/.
 # K8S_VERSION picks the upstream release the patch series is applied to.
-K8S_VERSION ?= 1.37.1
+K8S_VERSION ?= 1.37.2
 export K8S_VERSION
 
 .DEFAULT_GOAL := help
@@ -43,7 +43,7 @@ up: kubelet ## start (or check) the local cluster; kubeconfig: _output/cluster/k
 down: ## stop the local cluster, remove its pods, mounts, bridge and state
 	hack/cluster-down.sh
 
-kubelet-restart: ## restart only the local cluster's kubelet, wait for the node Ready
+kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready
 	hack/kubelet-restart.sh
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image
