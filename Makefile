@@ -45,7 +45,7 @@ up: kubelet ## start (or check) the local cluster; kubeconfig: _output/cluster/k
 down: ## stop the local cluster, remove its pods, mounts, bridge and state
 	hack/cluster-down.sh
 
-kubelet-restart: ## restart only the local cluster's kubelet, wait for the node Ready
+kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready
 	hack/kubelet-restart.sh
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image

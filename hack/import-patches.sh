@@ -6,7 +6,9 @@
 #
 # A stamp records which series the tree was built from, so a second run with
 # the same series is a no-op. Work that was made in the tree but not yet
-# exported with `make export-patches` is never thrown away unless FORCE=1.
+# exported with `make export-patches` is never thrown away unless FORCE=1:
+# while the series is unchanged, that work is simply built and tested as it
+# is (the prototyping loop); once the series changed, the import refuses.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -38,6 +40,16 @@ problems=()
 safe "$head" || problems+=("HEAD ($(tree_git log -1 --format='%h %s' HEAD)) has commits that were not exported")
 [ "$branch_tip" = "$head" ] || safe "$branch_tip" ||
   problems+=("branch $PATCH_BRANCH ($(tree_git log -1 --format='%h %s' "$branch_tip")) has commits that were not exported")
+if [ "${#problems[@]}" -gt 0 ] && [ -z "$busy" ] && [ "$stamp_hash" = "$want_hash" ] &&
+   [ "${FORCE:-}" != 1 ]; then
+  # The series has not changed since it was applied, so the tree holds the
+  # series plus the developer's edits (new commits, fixups, uncommitted
+  # changes): the edit-build-test loop of docs/prototyping.md.
+  # Build and test that work as it is; make export-patches keeps it.
+  log "the work tree holds work not yet exported, on top of the series; using it as it is:"
+  printf '  - %s\n' "${problems[@]}" >&2
+  exit 0
+fi
 if [ "${#problems[@]}" -gt 0 ]; then
   if [ "${FORCE:-}" != 1 ]; then
     {
