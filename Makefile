@@ -1,6 +1,6 @@
 # Entry points; the work is done by the scripts in hack/.
 # K8S_VERSION picks the upstream release the patch series is applied to.
-K8S_VERSION ?= 1.37.2
+K8S_VERSION ?= 1.37.1
 export K8S_VERSION
 
 .DEFAULT_GOAL := help

@@ -9,7 +9,7 @@
 shopt -s inherit_errexit
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-K8S_VERSION="${K8S_VERSION:-1.37.2}"
+K8S_VERSION="${K8S_VERSION:-1.37.1}"
 K8S_VERSION="${K8S_VERSION#v}"
 K8S_MINOR="$(echo "$K8S_VERSION" | cut -d. -f1,2)"
 # Staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch>.
