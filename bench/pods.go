@@ -159,9 +159,9 @@ func PodFor(w Way, kind string, n int, name string) *v1.Pod {
 			sidecars[i].ReadinessProbe = httpProbe(port)
 			sidecars[i].Lifecycle = &v1.Lifecycle{
 				PostStart: &v1.LifecycleHandler{Exec: &v1.ExecAction{Command: []string{
-					"/testserver", "wait-ready", fmt.Sprintf("http://127.0.0.1:%d/ready", port), "--timeout", "60s"}}},
+					"/testserver", "wait-ready", "--timeout", "60s", fmt.Sprintf("http://127.0.0.1:%d/ready", port)}}},
 				PreStop: &v1.LifecycleHandler{Exec: &v1.ExecAction{Command: []string{
-					"/testserver", "wait-down", fmt.Sprintf("http://127.0.0.1:%d/healthz", appPort), "--timeout", "60s"}}},
+					"/testserver", "wait-down", "--timeout", "60s", fmt.Sprintf("http://127.0.0.1:%d/healthz", appPort)}}},
 			}
 		}
 		if kind == KindJob {

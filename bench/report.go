@@ -72,6 +72,7 @@ type Scenario struct {
 // Scenarios in report order.
 var Scenarios = []Scenario{
 	{"a", "a. sidecar ready (probe result) → first app start", "p95 < 100 ms"},
+	{"a1", "a, the kubelet's part: sidecar ready → the app's CreateContainer (CRI created)", "—"},
 	{"a0", "a'. sidecar /ready turns 200 → first app start (includes the probe period)", "—"},
 	{"b", "b. Job: last app exit → pod Succeeded (API watch)", "≤ PLEG relist (1 s) + 500 ms, and ≤ native"},
 	{"c", "c. delete: last app exit → first sidecar SIGTERM", "p95 < 100 ms"},
@@ -89,7 +90,7 @@ func ms(from, to int64) float64 { return float64(to-from) / 1e6 }
 // measures spans: [from, to] in Unix ns.
 func Intervals(s *Sample) map[string][2]int64 {
 	m := map[string][2]int64{}
-	var lastReady, lastUp, firstAppStart, lastAppExit, firstSignal int64
+	var lastReady, lastUp, firstAppStart, firstAppCreated, lastAppExit, firstSignal int64
 	sidecars := 0
 	for _, c := range s.Containers {
 		if c.Sidecar {
@@ -108,10 +109,16 @@ func Intervals(s *Sample) map[string][2]int64 {
 		if c.Started != 0 && (firstAppStart == 0 || c.Started < firstAppStart) {
 			firstAppStart = c.Started
 		}
+		if c.Created != 0 && (firstAppCreated == 0 || c.Created < firstAppCreated) {
+			firstAppCreated = c.Created
+		}
 		lastAppExit = maxNZ(lastAppExit, c.Exited)
 	}
 	if sidecars > 0 && lastReady != 0 && firstAppStart != 0 {
 		m["a"] = [2]int64{lastReady, firstAppStart}
+		if firstAppCreated != 0 {
+			m["a1"] = [2]int64{lastReady, firstAppCreated}
+		}
 		if lastUp != 0 {
 			m["a0"] = [2]int64{lastUp, firstAppStart}
 		}

@@ -71,7 +71,7 @@ func svcSample(way string, ready, appStart, appExit, signal int64) Sample {
 		ContainersReady: (appStart + 100) * msNS, Delete: (appStart + 500) * msNS, Gone: (signal + 400) * msNS,
 		Containers: []Container{
 			{Name: "sc1", Sidecar: true, Started: 100 * msNS, Up: (ready - 50) * msNS, Ready: ready * msNS, Signal: signal * msNS, Exited: (signal + 5) * msNS},
-			{Name: "app", Started: appStart * msNS, Exited: appExit * msNS},
+			{Name: "app", Created: (appStart - 30) * msNS, Started: appStart * msNS, Exited: appExit * msNS},
 		},
 	}
 }
@@ -85,7 +85,7 @@ func TestComputeMetrics(t *testing.T) {
 		{
 			name: "service pod: a, a', c, d, e",
 			s:    svcSample("fork/annotated", 1000, 1040, 2000, 2010),
-			want: Metrics{"a": 40, "a0": 90, "c": 10, "d1": 2410 - 1540, "e1": 1140},
+			want: Metrics{"a": 40, "a1": 10, "a0": 90, "c": 10, "d1": 2410 - 1540, "e1": 1140},
 		},
 		{
 			name: "postStart: the hook's return counts when it is earlier than the probe",

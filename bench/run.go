@@ -105,6 +105,10 @@ func runCmd(args []string) error {
 	if err := r.setup(ctx); err != nil {
 		return err
 	}
+	// A first pod after a kubelet restart (or on a new bridge) sees slow
+	// probes and networking: run one that is not measured.
+	warm := r.runPod(ctx, Way{Name: "warm-up", Style: "none"}, 9, KindService, 1, 0)
+	fmt.Fprintf(os.Stderr, "  warm-up pod: %s %s\n", fmtMetrics(ComputeMetrics(&warm)), warm.Error)
 	for rep := 0; rep < *repeat; rep++ {
 		for wi, w := range ways {
 			for _, p := range plan {
@@ -170,9 +174,10 @@ type podState struct {
 
 // podWatch records the receive times of a pod's watch events.
 type podWatch struct {
-	mu      sync.Mutex
-	st      podState
-	changed chan struct{} // closed and replaced on every event
+	mu       sync.Mutex
+	st       podState
+	restarts int           // watches opened again (see run)
+	changed  chan struct{} // closed and replaced on every event
 }
 
 func (pw *podWatch) get() (podState, chan struct{}) {
@@ -181,9 +186,33 @@ func (pw *podWatch) get() (podState, chan struct{}) {
 	return pw.st, pw.changed
 }
 
-func (pw *podWatch) run(w watch.Interface) {
+// run follows the pod until ctx ends. A watch that ends or reports an
+// error (the API server's watch cache may refuse a watch right after it
+// starts) is opened again, and counted: events in the gap would be seen late.
+func (pw *podWatch) run(ctx context.Context, open func() (watch.Interface, error)) {
+	for ctx.Err() == nil {
+		w, err := open()
+		if err != nil {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		pw.follow(w)
+		w.Stop()
+		if ctx.Err() == nil {
+			pw.mu.Lock()
+			pw.restarts++
+			pw.mu.Unlock()
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+func (pw *podWatch) follow(w watch.Interface) {
 	for ev := range w.ResultChan() {
 		now := time.Now().UnixNano()
+		if ev.Type == watch.Error {
+			return
+		}
 		pod, ok := ev.Object.(*v1.Pod)
 		if !ok {
 			continue
@@ -414,13 +443,17 @@ func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep 
 	pods := r.cs.CoreV1().Pods(namespace)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wi2, err := pods.Watch(wctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
-	if err != nil {
-		return fail("watch: %v", err)
-	}
 	pw := &podWatch{changed: make(chan struct{})}
-	go pw.run(wi2)
-	defer wi2.Stop()
+	go pw.run(wctx, func() (watch.Interface, error) {
+		return pods.Watch(wctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	})
+	// The watch must be open before the pod is created: a first event
+	// (none yet, so wait for the API server to accept the watch) is not
+	// needed, but an open watch is; give it a moment and count restarts.
+	time.Sleep(100 * time.Millisecond)
+	pw.mu.Lock()
+	restartsBefore := pw.restarts
+	pw.mu.Unlock()
 
 	s.Create = time.Now().UnixNano()
 	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
@@ -465,6 +498,11 @@ func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep 
 	if kind == KindJob {
 		s.Delete, s.Gone = 0, 0 // a Job pod's deletion is not measured
 	}
+	pw.mu.Lock()
+	if pw.restarts != restartsBefore {
+		s = fail("the watch was reopened %d times while the pod ran: its times may be late", pw.restarts-restartsBefore)
+	}
+	pw.mu.Unlock()
 	finished = true
 	var problems []string
 	s.Containers, problems = rec.finish(pod, w.Style != "none")
