@@ -64,7 +64,7 @@ func runCmd(args []string) error {
 	cri := fs.String("cri", "", "CRI endpoint of the node's runtime (unix://...)")
 	podLogs := fs.String("pod-logs", "", "the kubelet's podLogsDir")
 	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go)")
-	repeat := fs.Int("repeat", 3, "repeats of every pod of every way")
+	repeat := fs.Int("repeat", 2, "repeats of every pod of every way")
 	out := fs.String("out", "", "file to append the samples to (JSON lines)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -475,7 +475,7 @@ func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep 
 			s = fail("containers not ready after 120s")
 		} else {
 			// Let the probes and the status settle before deleting.
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond)
 		}
 	} else {
 		if !pw.waitFor(120*time.Second, func(p podState) bool { return p.succeeded != 0 || p.failed }) {

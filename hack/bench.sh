@@ -13,13 +13,17 @@
 #   5. bench report: report.md, samples.json, timeline-*.svg
 #
 # Env:
-#   BENCH_REPEAT=N   repeats of every pod of every way (default 3: about 8
+#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: about 11
 #                    minutes on 2 busy cores; each repeat runs a Job pod and
 #                    service pods with 1, 3 and 5 sidecars)
 #   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster-lib.sh)
+#   BENCH_EVICTION_HARD the kubelet's hard eviction thresholds while it
+#                    measures (default: memory 100Mi, disks 2%, so that a
+#                    disk shared with builds does not taint the node; the
+#                    last restart brings the cluster's own settings back)
 # The raw files of every run stay in _output/bench/<time>/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
@@ -29,7 +33,7 @@ started=$SECONDS
 for c in kube-apiserver containerd kubelet; do
   proc_pid "$c" > /dev/null || die "the local cluster is not up ($c is not running): run make up${CLUSTER_SUFFIX:+ CLUSTER_INSTANCE=$CLUSTER_INSTANCE}"
 done
-repeat="${BENCH_REPEAT:-3}"
+repeat="${BENCH_REPEAT:-2}"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer, not '$repeat'"
 go_count="${BENCH_GO_COUNT:-5}"
 [[ "$go_count" =~ ^[1-9][0-9]*$ ]] || die "BENCH_GO_COUNT must be a positive integer, not '$go_count'"
@@ -51,9 +55,10 @@ mkdir -p "$work"
 
 fork_kubelet="$BIN_DIR/kubelet"
 upstream_kubelet="$BIN_DIR/kubelet-upstream"
+eviction="${BENCH_EVICTION_HARD:-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
 restart_kubelet() { # BINARY
   log "running the kubelet $("$1" --version | cut -d' ' -f2)"
-  KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+  KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
     { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
 }
 current_kubelet=""
@@ -61,8 +66,8 @@ gobench_file=""
 cleanup() {
   local rc=$?
   [ -z "$gobench_file" ] || rm -f "$gobench_file"
-  if [ -n "$current_kubelet" ] && [ "$current_kubelet" != "$fork_kubelet" ]; then
-    log "back to the fork's kubelet"
+  if [ -n "$current_kubelet" ]; then
+    log "back to the fork's kubelet with the cluster's own settings"
     KUBELET_BIN="$fork_kubelet" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
       log "could not restart the fork's kubelet: see $work/kubelet-restart.log"
   fi
@@ -96,8 +101,6 @@ if [ -n "$upstream_ways" ]; then
   restart_kubelet "$upstream_kubelet"
   log "measuring $upstream_ways ($repeat repeats)"
   run_ways "$upstream_ways"
-  current_kubelet="$fork_kubelet"
-  restart_kubelet "$fork_kubelet"
 fi
 echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
 
