@@ -145,11 +145,24 @@ func fmtMetrics(m Metrics) string {
 // setup makes the namespace (and waits for its ServiceAccount) and removes
 // pods a previous, interrupted run left.
 func (r *runner) setup(ctx context.Context) error {
+	// A namespace still terminating (the previous run deletes it at its
+	// end) refuses new pods: wait until it is gone.
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		ns, err := r.cs.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp == nil) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("namespace %s: still terminating (%v)", namespace, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	_, err := r.cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for {
 		if _, err := r.cs.CoreV1().ServiceAccounts(namespace).Get(ctx, "default", metav1.GetOptions{}); err == nil {
 			break

@@ -22,8 +22,10 @@
 #   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster-lib.sh)
 #   BENCH_EVICTION_HARD the kubelet's hard eviction thresholds while it
 #                    measures (default: memory 100Mi, disks 2%, so that a
-#                    disk shared with builds does not taint the node; the
-#                    last restart brings the cluster's own settings back)
+#                    disk shared with builds does not taint the node; image
+#                    garbage collection is off too, since the test image
+#                    cannot be pulled again; the last restart brings the
+#                    cluster's own settings back)
 # The raw files of every run stay in _output/bench/<time>/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
@@ -53,12 +55,19 @@ mkdir -p "$work"
 # A changed image is imported by cluster-up.sh, which leaves the rest alone.
 "$ROOT/hack/cluster-up.sh" > "$work/cluster-up.log" 2>&1 || { cat "$work/cluster-up.log" >&2; die "cluster-up.sh failed"; }
 
+# An image garbage-collected by a kubelet (disk use over 85%) is gone for
+# good (no registry), while cluster-up.sh's stamp says it was imported.
+for image in testserver pause; do
+  ctr -n k8s.io images ls -q | grep -qx "sidecar-kubelet.local/$image:1" ||
+    { log "importing $image again"; ctr -n k8s.io images import "$IMAGES_DIR/$image.tar" > /dev/null; }
+done
+
 fork_kubelet="$BIN_DIR/kubelet"
 upstream_kubelet="$BIN_DIR/kubelet-upstream"
 eviction="${BENCH_EVICTION_HARD:-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
 restart_kubelet() { # BINARY
   log "running the kubelet $("$1" --version | cut -d' ' -f2)"
-  KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+  KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
     { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
 }
 current_kubelet=""
