@@ -217,7 +217,12 @@ kubelet_knows_ordering_gate() {
   id="$(stat -Lc '%i %s %Y' "$KUBELET_BIN" 2> /dev/null)" || return 0
   if [ "${_ordering_gate_for:-}" != "$KUBELET_BIN $id" ]; then
     _ordering_gate_known=0
-    "$KUBELET_BIN" --help 2>&1 | grep -q 'SidecarContainerOrdering=' && _ordering_gate_known=1
+    # Not "| grep -q": under pipefail the kubelet's SIGPIPE, when grep stops
+    # reading early, would make a kubelet that knows the gate look as if it
+    # did not.
+    local help
+    help="$("$KUBELET_BIN" --help 2>&1 || true)"
+    [[ "$help" != *SidecarContainerOrdering=* ]] || _ordering_gate_known=1
     _ordering_gate_for="$KUBELET_BIN $id"
   fi
   [ "$_ordering_gate_known" = 1 ]
