@@ -147,6 +147,9 @@ func reportCmd(args []string) error {
 		md.Write(b)
 		md.WriteString("\n")
 	}
+	md.WriteString("Written by `make bench` (hack/bench.sh, bench/). What each scenario measures, the goals and the\n" +
+		"analysis of the latest committed run: the README's Benchmarks section. Times in ms; p50 and p95 are\n" +
+		"nearest-rank percentiles, so with few samples p95 is the maximum.\n\n")
 	md.WriteString("## Ways\n\n")
 	for _, w := range Ways {
 		if contains(ways, w.Name) {
@@ -176,6 +179,7 @@ func reportCmd(args []string) error {
 		md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +
 			"function copied into the pristine tree); a pod of three running containers, with the feature gate at its default.\n\n")
 		GoBenchTable(&md, benches)
+		md.WriteString("\nOn a busy machine the times of single runs spread widely; the allocations are exact.\n")
 	}
 	md.WriteString("\n## Timelines\n\nEach picture shows, for every way, the pod whose value is the median of the scenario.\n\n")
 	for _, letter := range []string{"a", "b", "c", "d", "e"} {
