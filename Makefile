@@ -6,14 +6,15 @@ export K8S_VERSION
 .DEFAULT_GOAL := help
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools rebase
+	node-image test-tools rebase bench test-bench kubelet-upstream
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
 	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
 	@echo "Env: FORCE=1 (discard unexported work), SIDECAR_ORDERING_DEFAULT=false,"
 	@echo "     PKGS='k8s.io/kubernetes/pkg/...', GATE=on|off|both,"
-	@echo "     KUBELET_FEATURE_GATES=Gate=false,... (up, kubelet-restart)"
+	@echo "     KUBELET_FEATURE_GATES=Gate=false,... (up, kubelet-restart), KUBELET_BIN=path (up, kubelet-restart),"
+	@echo "     CLUSTER_INSTANCE=N (up, down, kubelet-restart, bench: a second cluster), BENCH_REPEAT=N (bench)"
 
 kubelet: ## build the patched kubelet into _output/bin/kubelet
 	hack/build-kubelet.sh
@@ -27,7 +28,7 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/export-patches.sh
 
-test: kubelet test-unit test-tools test-e2e-tools test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
+test: kubelet test-unit test-tools test-e2e-tools test-bench test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
 test-unit: ## go test our own packages (./kubelet/...)
 	go test -count=1 ./kubelet/...
@@ -43,7 +44,16 @@ up: kubelet ## start (or check) the local cluster; kubeconfig: _output/cluster/k
 down: ## stop the local cluster, remove its pods, mounts, bridge and state
 	hack/cluster-down.sh
 
-kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready
+kubelet-upstream: ## build the unpatched kubelet into _output/bin/kubelet-upstream
+	hack/build-kubelet-upstream.sh
+
+bench: kubelet ## benchmarks on the local cluster (make up first): fork vs native, postStart, upstream; report in docs/bench. BENCH_REPEAT=
+	hack/bench.sh
+
+test-bench: ## unit tests of the benchmark program (bench/)
+	go test -count=1 ./bench/...
+
+kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready; KUBELET_BIN= runs another
 	hack/kubelet-restart.sh
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image

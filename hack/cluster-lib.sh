@@ -11,7 +11,27 @@ CONTAINERD_TAGS="no_btrfs"
 DEBIAN_DEPS="etcd:etcd-server runc:runc /usr/lib/cni/bridge:containernetworking-plugins
   curl:curl openssl:openssl iptables:iptables"
 
-CLUSTER_DIR="$OUTPUT/cluster"
+# CLUSTER_INSTANCE=N (default 0) runs a second (third, ...) cluster beside
+# the first on the same machine: instance N keeps its state in
+# _output/cluster-N and shifts every port by N*100, the pod subnet to
+# 10.(88+N).0.0/16, the service range to 10.(96+N).0.0/16, the bridge to
+# cni-skN and the cgroup root to /sidecar-kubelet-N; its containerd (root,
+# state, sockets, runc root) lives in _output/cluster-N too. The node keeps
+# the machine's hostname (each API server has its own node object). Instance
+# 0 is the cluster as it always was. What two kubelets on one machine still
+# share: the device-plugin socket (a fixed path; no device plugins run here),
+# the iptables chains the kubelet adds, /var/log/containers and containerd's
+# shim socket folder /run/containerd/s.
+CLUSTER_INSTANCE="${CLUSTER_INSTANCE:-0}"
+[[ "$CLUSTER_INSTANCE" =~ ^[0-9]$ ]] || die "CLUSTER_INSTANCE must be a digit 0-9, not '$CLUSTER_INSTANCE'"
+if [ "$CLUSTER_INSTANCE" = 0 ]; then
+  CLUSTER_DIR="$OUTPUT/cluster"
+  CLUSTER_SUFFIX=""
+else
+  CLUSTER_DIR="$OUTPUT/cluster-$CLUSTER_INSTANCE"
+  CLUSTER_SUFFIX="-$CLUSTER_INSTANCE"
+fi
+port_offset=$((CLUSTER_INSTANCE * 100))
 RUN_DIR="$CLUSTER_DIR/run"         # pid files, sockets, fingerprints of what runs
 LOG_DIR="$CLUSTER_DIR/logs"
 PKI_DIR="$CLUSTER_DIR/pki"
@@ -23,21 +43,32 @@ PAUSE_IMAGE="sidecar-kubelet.local/pause:1"
 NODE_NAME="$(hostname | tr "[:upper:]" "[:lower:]")"
 # Everything listens on 127.0.0.1, on ports away from the usual ones so that a
 # node e2e run (which uses the defaults) can share the machine.
-ETCD_PORT=23790
-ETCD_PEER_PORT=23800
-APISERVER_PORT=16443
-KCM_PORT=10357
-SCHEDULER_PORT=10359
-KUBELET_PORT=10350
-KUBELET_HEALTHZ_PORT=10348
-POD_SUBNET="10.88.0.0/16"
-SERVICE_CIDR="10.96.0.0/16"
-CNI_BRIDGE="cni-sk0"
+ETCD_PORT=$((23790 + port_offset))
+ETCD_PEER_PORT=$((23800 + port_offset))
+APISERVER_PORT=$((16443 + port_offset))
+KCM_PORT=$((10357 + port_offset))
+SCHEDULER_PORT=$((10359 + port_offset))
+KUBELET_PORT=$((10350 + port_offset))
+KUBELET_HEALTHZ_PORT=$((10348 + port_offset))
+POD_SUBNET="10.$((88 + CLUSTER_INSTANCE)).0.0/16"
+SERVICE_CIDR="10.$((96 + CLUSTER_INSTANCE)).0.0/16"
+CNI_BRIDGE="cni-sk$CLUSTER_INSTANCE"
 # Our own cgroup parent for the pods (in every cgroup hierarchy), so that
 # they never mix with another kubelet's /kubepods, and teardown knows them.
-CGROUP_ROOT="/sidecar-kubelet"
+CGROUP_ROOT="/sidecar-kubelet$CLUSTER_SUFFIX"
 CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
 KUBELET_ROOT="$CLUSTER_DIR/kubelet"
+# The kubelet binary the cluster runs: KUBELET_BIN=path (e.g.
+# _output/bin/kubelet-upstream, for make kubelet-restart) overrides it.
+KUBELET_BIN="${KUBELET_BIN:-$BIN_DIR/kubelet}"
+# The local cluster's node shares its disk with builds, and nothing can pull
+# an image back: the kubelet's default hard eviction (imagefs.available<15%)
+# tainted the node with disk-pressure on a 252 GB disk with 40 GB free, and
+# image garbage collection (from 85% used) would remove the imported test
+# images. So, by default, evict only when the disk is really nearly full, and
+# collect no images. Set either to empty for the kubelet's own defaults.
+KUBELET_EVICTION_HARD="${KUBELET_EVICTION_HARD-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
+KUBELET_IMAGE_GC_HIGH="${KUBELET_IMAGE_GC_HIGH-100}"
 
 KUBECTL="$BIN_DIR/kubectl"
 
@@ -47,10 +78,11 @@ COMPONENTS="etcd containerd kube-apiserver kube-controller-manager kube-schedule
 # cluster_lock makes the scripts that change the cluster take turns.
 cluster_lock() {
   mkdir -p "$OUTPUT"
-  exec 9> "$OUTPUT/.cluster.lock"
+  local lock="$OUTPUT/.cluster$CLUSTER_SUFFIX.lock"
+  exec 9> "$lock"
   flock -n 9 && return 0
-  log "waiting for another cluster script to finish (lock $OUTPUT/.cluster.lock)"
-  flock -w 600 9 || die "another cluster script holds $OUTPUT/.cluster.lock"
+  log "waiting for another cluster script to finish (lock $lock)"
+  flock -w 600 9 || die "another cluster script holds $lock"
 }
 
 # --- processes ---------------------------------------------------------------
@@ -165,8 +197,11 @@ node_ready_since() {
 # kubelet_feature_gates prints the featureGates map of the KubeletConfiguration:
 # SidecarContainerOrdering on, then whatever KUBELET_FEATURE_GATES says
 # ("Gate=true|false,..."), which wins.
+# An unpatched kubelet (KUBELET_BIN=_output/bin/kubelet-upstream) does not
+# know SidecarContainerOrdering and would refuse to start: it gets no default.
 kubelet_feature_gates() {
-  local -A gates=([SidecarContainerOrdering]=true)
+  local -A gates=()
+  kubelet_knows_ordering_gate && gates[SidecarContainerOrdering]=true
   local item k v
   local -a items
   IFS=',' read -r -a items <<< "${KUBELET_FEATURE_GATES:-}"
@@ -183,13 +218,31 @@ kubelet_feature_gates() {
   done
 }
 
+# kubelet_knows_ordering_gate succeeds when $KUBELET_BIN lists the fork's gate
+# among its feature gates (the answer is kept per binary identity).
+kubelet_knows_ordering_gate() {
+  local id
+  id="$(stat -Lc '%i %s %Y' "$KUBELET_BIN" 2> /dev/null)" || return 0
+  if [ "${_ordering_gate_for:-}" != "$KUBELET_BIN $id" ]; then
+    _ordering_gate_known=0
+    # Not "| grep -q": under pipefail the kubelet's SIGPIPE, when grep stops
+    # reading early, would make a kubelet that knows the gate look as if it
+    # did not.
+    local help
+    help="$("$KUBELET_BIN" --help 2>&1 || true)"
+    [[ "$help" != *SidecarContainerOrdering=* ]] || _ordering_gate_known=1
+    _ordering_gate_for="$KUBELET_BIN $id"
+  fi
+  [ "$_ordering_gate_known" = 1 ]
+}
+
 # write_kubelet_config writes $CONF_DIR/kubelet.yaml.
 write_kubelet_config() {
   local gates
   gates="$(kubelet_feature_gates)"
   mkdir -p "$CONF_DIR"
   cat > "$CONF_DIR/kubelet.yaml.tmp" <<EOF
-# Generated by hack/cluster-lib.sh (KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}).
+# Generated by hack/cluster-lib.sh (KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}, KUBELET_EVICTION_HARD=${KUBELET_EVICTION_HARD:-}, KUBELET_IMAGE_GC_HIGH=${KUBELET_IMAGE_GC_HIGH:-}).
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: 127.0.0.1
@@ -215,12 +268,33 @@ clusterDomain: cluster.local
 featureGates:
 $gates
 EOF
+  # KUBELET_EVICTION_HARD="signal<value,..." overrides the kubelet's hard
+  # eviction thresholds (a busy shared disk at 85% trips the default
+  # imagefs.available<15% and taints the node).
+  if [ -n "${KUBELET_EVICTION_HARD:-}" ]; then
+    local item
+    local -a items
+    IFS=',' read -r -a items <<< "$KUBELET_EVICTION_HARD"
+    echo "evictionHard:" >> "$CONF_DIR/kubelet.yaml.tmp"
+    for item in "${items[@]}"; do
+      [[ "$item" =~ ^([a-z.]+)\<([0-9]+(%|Mi|Gi)?)$ ]] || die "KUBELET_EVICTION_HARD: '$item' is not signal<value"
+      echo "  ${BASH_REMATCH[1]}: \"${BASH_REMATCH[2]}\"" >> "$CONF_DIR/kubelet.yaml.tmp"
+    done
+  fi
+  # KUBELET_IMAGE_GC_HIGH=N (percent of disk use) sets when image garbage
+  # collection starts (default 85); 100 turns it off, so that the images
+  # imported from _output/images (no registry to pull them again) stay.
+  if [ -n "${KUBELET_IMAGE_GC_HIGH:-}" ]; then
+    [[ "$KUBELET_IMAGE_GC_HIGH" =~ ^([1-9][0-9]?|100)$ ]] || die "KUBELET_IMAGE_GC_HIGH must be a percentage 1-100"
+    printf 'imageGCHighThresholdPercent: %s\nimageGCLowThresholdPercent: %s\n' \
+      "$KUBELET_IMAGE_GC_HIGH" "$((KUBELET_IMAGE_GC_HIGH - 1))" >> "$CONF_DIR/kubelet.yaml.tmp"
+  fi
   mv "$CONF_DIR/kubelet.yaml.tmp" "$CONF_DIR/kubelet.yaml"
 }
 
 # kubelet_cmd prints the kubelet's command line, one word a line.
 kubelet_cmd() {
-  printf '%s\n' "$BIN_DIR/kubelet" \
+  printf '%s\n' "$KUBELET_BIN" \
     --config="$CONF_DIR/kubelet.yaml" \
     --kubeconfig="$CONF_DIR/kubelet.kubeconfig" \
     --root-dir="$KUBELET_ROOT" \
@@ -248,6 +322,8 @@ fingerprint() {
 # force). Returns once it is healthy.
 start_kubelet() {
   local force="${1:-}" fp
+  [ -x "$KUBELET_BIN" ] || die "KUBELET_BIN=$KUBELET_BIN is not an executable"
+  KUBELET_BIN="$(realpath "$KUBELET_BIN")"
   write_kubelet_config
   local -a cmd
   mapfile -t cmd < <(kubelet_cmd)

@@ -12,16 +12,19 @@
 # changed).
 #
 # Env: KUBELET_FEATURE_GATES="Gate=true|false,..." (the kubelet's feature
-# gates on top of SidecarContainerOrdering=true).
+# gates on top of SidecarContainerOrdering=true); KUBELET_BIN (another
+# kubelet binary); CLUSTER_INSTANCE=N (a second cluster beside the first, see
+# hack/cluster-lib.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
 started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"
 cluster_lock
-for b in kubelet kube-apiserver kube-controller-manager kube-scheduler kubectl containerd containerd-shim-runc-v2 ctr crisweep; do
+for b in kube-apiserver kube-controller-manager kube-scheduler kubectl containerd containerd-shim-runc-v2 ctr crisweep; do
   [ -x "$BIN_DIR/$b" ] || die "$BIN_DIR/$b is missing: run make up (it builds everything first)"
 done
+[ -x "$KUBELET_BIN" ] || die "$KUBELET_BIN is missing: run make up (it builds everything first)"
 [ -f "$IMAGES_DIR/pause.tar" ] || die "$IMAGES_DIR/pause.tar is missing: run make up"
 
 # --- host prerequisites ------------------------------------------------------------
@@ -298,12 +301,12 @@ wait_kubelet_node_ready
 wait_for "the default ServiceAccount" 60 kctl -n default get serviceaccount default ||
   die "no default ServiceAccount; see $LOG_DIR/kube-controller-manager.log"
 
-log "cluster up in $((SECONDS - started))s: node $NODE_NAME Ready, kubelet $("$BIN_DIR/kubelet" --version | cut -d' ' -f2)"
+log "cluster up in $((SECONDS - started))s: node $NODE_NAME Ready, kubelet $("$KUBELET_BIN" --version | cut -d' ' -f2)"
 cat << EOF
 
 Use it with:
   export KUBECONFIG=$ADMIN_KUBECONFIG
   $KUBECTL get nodes
 Images come from _output/images/*.tar (no registry): use imagePullPolicy: Never
-(pause: $PAUSE_IMAGE). Logs: $LOG_DIR/. Stop with: make down
+(pause: $PAUSE_IMAGE). Logs: $LOG_DIR/. Stop with: make down${CLUSTER_SUFFIX:+ CLUSTER_INSTANCE=$CLUSTER_INSTANCE}
 EOF
