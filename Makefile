@@ -4,9 +4,13 @@ K8S_VERSION ?= 1.37.1
 export K8S_VERSION
 
 .DEFAULT_GOAL := help
+
+# make e2e-node-smoke: a handful of upstream's native-sidecar specs (see
+# docs/prototyping.md), picked to run in a couple of minutes.
+E2E_NODE_SMOKE_FOCUS ?= TODO
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-upstream clean images e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools rebase
+	node-image test-tools rebase e2e-node e2e-node-smoke e2e-node-down kubelet-upstream
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
@@ -54,6 +58,18 @@ images: ## build the e2e images into _output/images/*.tar (testserver)
 
 e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS=, SKIP=, LABEL_FILTER=, PROCS=
 	FOCUS="$(FOCUS)" SKIP="$(SKIP)" LABEL_FILTER="$(LABEL_FILTER)" e2e/run.sh
+
+e2e-node: ## upstream's node e2e suite against the kubelet, own containerd; KUBELET=upstream, FOCUS=, SKIP=, PROCS=
+	KUBELET="$(KUBELET)" FOCUS="$(FOCUS)" SKIP="$(SKIP)" PROCS="$(PROCS)" LABEL_FILTER="$(LABEL_FILTER)" hack/e2e-node.sh
+
+e2e-node-smoke: ## a few node e2e specs (about 2 min), for CI; KUBELET=upstream
+	KUBELET="$(KUBELET)" FOCUS="$(E2E_NODE_SMOKE_FOCUS)" SKIP="$(SKIP)" PROCS="$(or $(PROCS),3)" hack/e2e-node.sh
+
+e2e-node-down: ## tear down what a killed make e2e-node left (containerd, kubelet, mounts, bridge)
+	hack/e2e-node.sh down
+
+kubelet-upstream: ## build the unpatched kubelet of the same release into _output/bin/kubelet-upstream
+	hack/build-kubelet-upstream.sh
 
 test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 	go test -count=1 ./e2e/...

@@ -41,7 +41,7 @@ own_rel="$(realpath --relative-to="$up_dir" "$ROOT")"
 sed -e "s|^\(\t$OWN_MODULE => \).*|\1$own_rel|" \
   -e "s|^module .*|module sidecar-kubelet.build/v$K8S_VERSION/upstream|" \
   "$BUILD_DIR/go.mod" > "$up_dir/go.mod.new"
-cmp -s "$up_dir/go.mod.new" "$up_dir/go.mod" 2>/dev/null && rm -f "$up_dir/go.mod.new" || mv "$up_dir/go.mod.new" "$up_dir/go.mod"
+if cmp -s "$up_dir/go.mod.new" "$up_dir/go.mod"; then rm -f "$up_dir/go.mod.new"; else mv "$up_dir/go.mod.new" "$up_dir/go.mod"; fi
 cmp -s "$BUILD_DIR/go.sum" "$up_dir/go.sum" 2>/dev/null || cp "$BUILD_DIR/go.sum" "$up_dir/go.sum"
 
 version="v$K8S_VERSION"
