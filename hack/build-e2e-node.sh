@@ -40,7 +40,7 @@ trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
 log "building ginkgo $ginkgo_version and k8s.io/kubernetes/test/e2e_node (v$K8S_VERSION)"
 (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp/ginkgo" github.com/onsi/ginkgo/v2/ginkgo)
-(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -o "$tmp/e2e_node.test" k8s.io/kubernetes/test/e2e_node)
+(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -vet=off -o "$tmp/e2e_node.test" k8s.io/kubernetes/test/e2e_node)
 mv "$tmp/ginkgo" "$tmp/e2e_node.test" "$bin/"
 echo "$want" > "$bin/.fingerprint"
 log "built $bin/e2e_node.test and ginkgo in $((SECONDS - start))s"
