@@ -87,9 +87,14 @@ trap 'rm -rf "$work"' EXIT
 start=$SECONDS
 
 log "building imgpack, nmeter, pause and agnhost"
-(cd "$ROOT/hack/tools" && go build -o "$work/imgpack" ./imgpack)
-(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/" ./hack/images/nmeter ./hack/images/pause)
-(cd "$BUILD_DIR" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags='-s -w' -o "$work/agnhost" k8s.io/kubernetes/test/images/agnhost)
+mkdir -p "$work/bin"
+(cd "$ROOT/hack/tools" && go build -o "$work/bin/imgpack" ./imgpack)
+(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/bin/" ./hack/images/nmeter ./hack/images/pause)
+# With a copy of the build module's go.mod, which -mod=mod may extend.
+cp "$BUILD_DIR/go.mod" "$work/build.mod"
+cp "$BUILD_DIR/go.sum" "$work/build.sum"
+(cd "$BUILD_DIR" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -modfile="$work/build.mod" -trimpath -ldflags='-s -w' \
+  -o "$work/bin/agnhost" k8s.io/kubernetes/test/images/agnhost)
 
 # The busybox userland, shared by busybox and agnhost.
 userland() {
@@ -100,7 +105,7 @@ userland() {
   for a in $("$busybox" --list); do
     [ "$a" = busybox ] || [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
   done
-  cp "$work/nmeter" "$root/bin/nmeter"
+  cp "$work/bin/nmeter" "$root/bin/nmeter"
   printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' > "$root/etc/passwd"
   printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' > "$root/etc/group"
   echo 'hosts: files dns' > "$root/etc/nsswitch.conf"
@@ -108,12 +113,12 @@ userland() {
 
 log "packing $BUSYBOX_IMAGE"
 userland "$work/busybox"
-"$work/imgpack" -symlinks -o "$work/busybox.tar" -tag "$BUSYBOX_IMAGE" -cmd sh "$work/busybox:/"
+"$work/bin/imgpack" -symlinks -o "$work/busybox.tar" -tag "$BUSYBOX_IMAGE" -cmd sh "$work/busybox:/"
 
 log "packing $AGNHOST_IMAGE"
 root="$work/agnhost"
 userland "$root"
-cp "$work/agnhost" "$root/agnhost"
+cp "$work/bin/agnhost" "$root/agnhost"
 ln -s agnhost "$root/agnhost-2"
 mkdir -p "$root/uploads"
 # This machine's tools and the shared libraries they load, at the same paths.
@@ -126,10 +131,10 @@ done | sort -u | while read -r lib; do
 done
 # curl's TLS needs the CA bundle; the tools' names in the image match them.
 [ ! -f /etc/ssl/certs/ca-certificates.crt ] || { mkdir -p "$root/etc/ssl/certs" && cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"; }
-"$work/imgpack" -symlinks -o "$work/agnhost.tar" -tag "$AGNHOST_IMAGE" -entrypoint /agnhost -cmd pause "$root:/"
+"$work/bin/imgpack" -symlinks -o "$work/agnhost.tar" -tag "$AGNHOST_IMAGE" -entrypoint /agnhost -cmd pause "$root:/"
 
 log "packing $PAUSE_IMAGE"
-"$work/imgpack" -o "$work/pause.tar" -tag "$PAUSE_IMAGE" -entrypoint /pause "$work/pause:/pause"
+"$work/bin/imgpack" -o "$work/pause.tar" -tag "$PAUSE_IMAGE" -entrypoint /pause "$work/bin/pause:/pause"
 
 for f in agnhost busybox pause; do mv "$work/$f.tar" "$images_dir/$f.tar"; done
 echo "$want" > "$images_dir/.fingerprint"

@@ -39,8 +39,13 @@ tmp="$(mktemp -d "$bin/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
 log "building ginkgo $ginkgo_version and k8s.io/kubernetes/test/e2e_node (v$K8S_VERSION)"
-(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp/ginkgo" github.com/onsi/ginkgo/v2/ginkgo)
-(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -vet=off -o "$tmp/e2e_node.test" k8s.io/kubernetes/test/e2e_node)
+# A copy of the build module's go.mod, which -mod=mod may extend (ginkgo's
+# own dependencies): the build module itself stays as fetch-upstream.sh
+# wrote it, and so do the fingerprints of the other builds.
+cp "$BUILD_DIR/go.mod" "$tmp/build.mod"
+cp "$BUILD_DIR/go.sum" "$tmp/build.sum"
+(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -modfile="$tmp/build.mod" -o "$tmp/ginkgo" github.com/onsi/ginkgo/v2/ginkgo)
+(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -vet=off -modfile="$tmp/build.mod" -o "$tmp/e2e_node.test" k8s.io/kubernetes/test/e2e_node)
 mv "$tmp/ginkgo" "$tmp/e2e_node.test" "$bin/"
 echo "$want" > "$bin/.fingerprint"
 log "built $bin/e2e_node.test and ginkgo in $((SECONDS - start))s"

@@ -304,10 +304,14 @@ serializeImagePulls: false
 ${gates:+featureGates:
 $gates}
 EOF
-kubelet_dir="$E2E_DIR/kubelet-bin"
-mkdir -p "$kubelet_dir"
-sed -e "s|@REAL_KUBELET@|$kubelet_bin|" -e "s|@RUN_DIR@|$RUN_DIR|" "$ROOT/hack/e2e-node/kubelet" > "$kubelet_dir/kubelet"
-chmod +x "$kubelet_dir/kubelet"
+# The suite runs the "kubelet" beside its own binary: a folder with a link to
+# e2e_node.test and the wrapper that records the real kubelet's pid.
+suite_dir="$E2E_DIR/suite"
+rm -rf "$suite_dir"
+mkdir -p "$suite_dir"
+ln -s "$E2E_BIN/e2e_node.test" "$suite_dir/e2e_node.test"
+sed -e "s|@REAL_KUBELET@|$kubelet_bin|" -e "s|@RUN_DIR@|$RUN_DIR|" "$ROOT/hack/e2e-node/kubelet" > "$suite_dir/kubelet"
+chmod +x "$suite_dir/kubelet"
 rm -f "$RUN_DIR"/kubelet.*
 
 # --- PATH: the stand-ins, then the usual folders without systemd-run ------------------
@@ -322,9 +326,8 @@ for d in "${dirs[@]}"; do
   [ -d "$d" ] || continue
   if [ -e "$d/systemd-run" ]; then
     mkdir -p "$path_dir/$i"
-    for f in "$d"/*; do
-      [ "$(basename "$f")" = systemd-run ] || ln -s "$f" "$path_dir/$i/"
-    done
+    ln -s "$d"/* "$path_dir/$i/"
+    rm "$path_dir/$i/systemd-run"
     d="$path_dir/$i"
     i=$((i + 1))
   fi
@@ -341,7 +344,6 @@ log "  focus: $FOCUS"
 log "  skip:  $SKIP"
 log "  report: $report (kubelet.log, junit); the suite's output: $report/suite.log"
 args=(
-  --k8s-bin-dir="$kubelet_dir"
   --container-runtime-endpoint="unix://$CONTAINERD_SOCK"
   --container-runtime-process-name="$CTRD_BIN/containerd"
   --container-runtime-pid-file="$RUN_DIR/containerd.pid.plain"
@@ -361,7 +363,7 @@ set +e
 (
   cd "$E2E_DIR/work"
   PATH="$suite_path" E2E_NODE_RUN_DIR="$RUN_DIR" E2E_NODE_KUBELET_LOG="$report/kubelet.log" \
-    "$E2E_BIN/ginkgo" "${ginkgo_args[@]}" "$E2E_BIN/e2e_node.test" -- "${args[@]}" 8>&-
+    "$E2E_BIN/ginkgo" "${ginkgo_args[@]}" "$suite_dir/e2e_node.test" -- "${args[@]}" 8>&-
 ) 2>&1 | tee "$report/suite.log" | grep --line-buffered -E '^(Ran |PASS|FAIL|SUCCESS|Summarizing|Test Suite)|\[FAIL\]'
 status="${PIPESTATUS[0]}"
 set -e
