@@ -31,7 +31,8 @@
 #
 # Env: KUBELET=patched|upstream, FOCUS=regexp, SKIP=regexp, LABEL_FILTER=,
 #      PROCS=N (ginkgo processes, default 4), TIMEOUT=ginkgo timeout (2h),
-#      E2E_NODE_ARGS="..." (more flags for e2e_node.test).
+#      E2E_NODE_ARGS="..." (more flags for e2e_node.test),
+#      E2E_NODE_POD_SUBNET=a.b.0.0/16 (default 10.199.0.0/16; node IP a.b.0.1).
 #      `hack/e2e-node.sh down` only tears down.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
@@ -45,8 +46,8 @@ CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
 KUBELET_ROOT="$E2E_DIR/kubelet"
 CGROUP_ROOT="/sidecar-kubelet-e2e-node"
 CNI_BRIDGE="cni-ske2e0"
-POD_SUBNET="10.89.0.0/16"
-NODE_IP="10.89.0.1"
+POD_SUBNET="${E2E_NODE_POD_SUBNET:-10.199.0.0/16}"
+NODE_IP="${POD_SUBNET%.*/*}.1" # the bridge's (the pods' gateway) and the node's address
 E2E_BIN="$E2E_DIR/bin"
 CTRD_BIN="$E2E_DIR/containerd-bin" # our own copies: their paths tell our shims from the cluster's
 
@@ -146,7 +147,7 @@ for item in runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:i
     die "missing $what: apt-get install ${item#*:} (make up installs it too)"
 done
 { ip -4 route show match "$POD_SUBNET"; ip -4 route show root "$POD_SUBNET"; } | grep -v '^default' | grep -qv " dev $CNI_BRIDGE " &&
-  die "$POD_SUBNET clashes with a route of this machine"
+  die "$POD_SUBNET clashes with a route of this machine; choose another with E2E_NODE_POD_SUBNET="
 
 # The suite's fixed ports: the API server, the kubelet's (read-only) port and healthz.
 for port in 6443 10250 10255 10248; do
