@@ -7,7 +7,7 @@ export K8S_VERSION
 
 # make e2e-node-smoke: a handful of upstream's native-sidecar specs (see
 # docs/prototyping.md), picked to run in a couple of minutes.
-E2E_NODE_SMOKE_FOCUS ?= TODO
+E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-upstream clean images e2e test-e2e-tools up down kubelet-restart cluster-bins \
 	node-image test-tools rebase e2e-node e2e-node-smoke e2e-node-down kubelet-upstream
@@ -63,7 +63,7 @@ e2e-node: ## upstream's node e2e suite against the kubelet, own containerd; KUBE
 	KUBELET="$(KUBELET)" FOCUS="$(FOCUS)" SKIP="$(SKIP)" PROCS="$(PROCS)" LABEL_FILTER="$(LABEL_FILTER)" hack/e2e-node.sh
 
 e2e-node-smoke: ## a few node e2e specs (about 2 min), for CI; KUBELET=upstream
-	KUBELET="$(KUBELET)" FOCUS="$(E2E_NODE_SMOKE_FOCUS)" SKIP="$(SKIP)" PROCS="$(or $(PROCS),3)" hack/e2e-node.sh
+	KUBELET="$(KUBELET)" FOCUS="$(E2E_NODE_SMOKE_FOCUS)" SKIP="$(SKIP)" PROCS="$(or $(PROCS),4)" hack/e2e-node.sh
 
 e2e-node-down: ## tear down what a killed make e2e-node left (containerd, kubelet, mounts, bridge)
 	hack/e2e-node.sh down
