@@ -349,7 +349,7 @@ args=(
   --container-runtime-process-name="$CTRD_BIN/containerd"
   --container-runtime-pid-file="$RUN_DIR/containerd.pid.plain"
   --kubelet-config-file="$CONF_DIR/kubelet.yaml"
-  --kubelet-flags="--root-dir=$KUBELET_ROOT --node-ip=$NODE_IP --system-cgroups= --kubelet-cgroups= --runtime-cgroups="
+  --kubelet-flags="--root-dir=$KUBELET_ROOT --cert-dir=$KUBELET_ROOT/pki --node-ip=$NODE_IP --system-cgroups= --kubelet-cgroups= --runtime-cgroups="
   --prepull-images=false
   --report-dir="$report"
 )
