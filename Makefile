@@ -33,8 +33,8 @@ export-patches: ## write the work tree's commits back to patches/vX.Y
 
 test: kubelet test-unit test-tools test-e2e-tools test-upstream ## build the kubelet, then run all tests
 
-test-unit: ## go test our own packages (./kubelet/...)
-	go test -count=1 ./kubelet/...
+test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
+	go test -count=1 ./kubelet/... ./hack/images/...
 
 test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
 	hack/import-patches.sh
