@@ -4,9 +4,13 @@ K8S_VERSION ?= 1.37.1
 export K8S_VERSION
 
 .DEFAULT_GOAL := help
+
+# make e2e-node-smoke: a handful of upstream's native-sidecar specs (see
+# docs/prototyping.md), picked to run in a couple of minutes.
+E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools rebase bench test-bench kubelet-upstream
+	node-image test-tools rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION)). Targets:"
@@ -30,8 +34,8 @@ export-patches: ## write the work tree's commits back to patches/vX.Y
 
 test: kubelet test-unit test-tools test-e2e-tools test-bench test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
-test-unit: ## go test our own packages (./kubelet/...)
-	go test -count=1 ./kubelet/...
+test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
+	go test -count=1 ./kubelet/... ./hack/images/...
 
 test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
 	hack/import-patches.sh
@@ -67,6 +71,15 @@ e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS
 
 test-e2e: kubelet ## the e2e suite on the local cluster: images, make up, the whole suite, make down (a cluster already up stays)
 	hack/test-e2e.sh
+
+e2e-node: ## upstream's node e2e suite against the kubelet, own containerd; KUBELET=upstream, FOCUS=, SKIP=, PROCS=
+	KUBELET="$(KUBELET)" FOCUS="$(FOCUS)" SKIP="$(SKIP)" PROCS="$(PROCS)" LABEL_FILTER="$(LABEL_FILTER)" hack/e2e-node.sh
+
+e2e-node-smoke: ## a few node e2e specs (about 2 min), for CI; KUBELET=upstream
+	KUBELET="$(KUBELET)" FOCUS="$(E2E_NODE_SMOKE_FOCUS)" SKIP="$(SKIP)" PROCS="$(or $(PROCS),4)" hack/e2e-node.sh
+
+e2e-node-down: ## tear down what a killed make e2e-node left (containerd, kubelet, mounts, bridge)
+	hack/e2e-node.sh down
 
 test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 	go test -count=1 ./e2e/...

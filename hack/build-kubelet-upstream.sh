@@ -12,8 +12,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[ -d "$TREE/.git" ] || "$ROOT/hack/fetch-upstream.sh"
-[ -f "$BUILD_DIR/go.mod" ] || "$ROOT/hack/fetch-upstream.sh"
+# The work tree, and the build module as fetch-upstream.sh writes it (ours
+# is derived from it).
+"$ROOT/hack/fetch-upstream.sh"
 
 up_dir="$BUILD_DIR/upstream"
 up_tree="$up_dir/kubernetes"
