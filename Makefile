@@ -6,16 +6,21 @@
 export K8S_VERSION
 
 .DEFAULT_GOAL := help
+
+# make e2e-node-smoke: a handful of upstream's native-sidecar specs (see
+# docs/prototyping.md), picked to run in a couple of minutes.
+E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools rebase verify-versions
+	node-image test-tools rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/k8s-version.sh)). Targets:"
 	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
 	@echo "Env: FORCE=1 (discard unexported work), SIDECAR_ORDERING_DEFAULT=false,"
 	@echo "     PKGS='k8s.io/kubernetes/pkg/...', GATE=on|off|both,"
-	@echo "     KUBELET_FEATURE_GATES=Gate=false,... (up, kubelet-restart)"
+	@echo "     KUBELET_FEATURE_GATES=Gate=false,... (up, kubelet-restart), KUBELET_BIN=path (up, kubelet-restart),"
+	@echo "     CLUSTER_INSTANCE=N (up, down, kubelet-restart, bench: a second cluster), BENCH_REPEAT=N (bench)"
 
 kubelet: ## build the patched kubelet into _output/vX.Y.Z/bin/kubelet
 	hack/build-kubelet.sh
@@ -29,10 +34,10 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/export-patches.sh
 
-test: kubelet test-unit test-tools test-e2e-tools test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
+test: kubelet test-unit test-tools test-e2e-tools test-bench test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
-test-unit: ## go test our own packages (./kubelet/...)
-	go test -count=1 ./kubelet/...
+test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
+	go test -count=1 ./kubelet/... ./hack/images/...
 
 test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
 	hack/import-patches.sh
@@ -45,7 +50,16 @@ up: kubelet ## start (or check) the local cluster; kubeconfig: _output/cluster/k
 down: ## stop the local cluster, remove its pods, mounts, bridge and state
 	hack/cluster-down.sh
 
-kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready
+kubelet-upstream: ## build the unpatched kubelet into _output/vX.Y.Z/bin/kubelet-upstream
+	hack/build-kubelet-upstream.sh
+
+bench: kubelet ## benchmarks on the local cluster (make up first): fork vs native, postStart, upstream; report in docs/bench. BENCH_REPEAT=
+	hack/bench.sh
+
+test-bench: ## unit tests of the benchmark program (bench/)
+	go test -count=1 ./bench/...
+
+kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready; KUBELET_BIN= runs another
 	hack/kubelet-restart.sh
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image
@@ -59,6 +73,15 @@ e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS
 
 test-e2e: kubelet ## the e2e suite on the local cluster: images, make up, the whole suite, make down (a cluster already up stays)
 	hack/test-e2e.sh
+
+e2e-node: ## upstream's node e2e suite against the kubelet, own containerd; KUBELET=upstream, FOCUS=, SKIP=, PROCS=
+	KUBELET="$(KUBELET)" FOCUS="$(FOCUS)" SKIP="$(SKIP)" PROCS="$(PROCS)" LABEL_FILTER="$(LABEL_FILTER)" hack/e2e-node.sh
+
+e2e-node-smoke: ## a few node e2e specs (about 2 min), for CI; KUBELET=upstream
+	KUBELET="$(KUBELET)" FOCUS="$(E2E_NODE_SMOKE_FOCUS)" SKIP="$(SKIP)" PROCS="$(or $(PROCS),4)" hack/e2e-node.sh
+
+e2e-node-down: ## tear down what a killed make e2e-node left (containerd, kubelet, mounts, bridge)
+	hack/e2e-node.sh down
 
 test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 	go test -count=1 ./e2e/...

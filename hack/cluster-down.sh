@@ -30,13 +30,16 @@ stop_proc containerd
 stop_proc kube-apiserver
 stop_proc etcd
 
-# Anything that still runs for us: containerd's shims (by their binary) and
+# Anything that still runs for us: containerd's shims (by their binary and
+# our containerd's address, which another instance's shims do not have) and
 # the processes in our pods' cgroups. There should be none.
 leftovers() {
   local p exe h
   for p in /proc/[0-9]*; do
     exe="$(readlink "$p/exe" 2> /dev/null || true)"
-    [ "${exe% (deleted)}" != "$BIN_DIR/containerd-shim-runc-v2" ] || echo "${p#/proc/}"
+    [ "${exe% (deleted)}" = "$BIN_DIR/containerd-shim-runc-v2" ] || continue
+    tr '\0' '\n' < "$p/cmdline" 2> /dev/null | grep -qxF "$CONTAINERD_SOCK" || continue
+    echo "${p#/proc/}"
   done
   for h in /sys/fs/cgroup/*/"${CGROUP_ROOT#/}"; do
     [ -d "$h" ] && find "$h" -name cgroup.procs -exec cat {} + 2> /dev/null

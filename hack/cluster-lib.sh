@@ -23,7 +23,27 @@ CONTAINERD_TAGS="no_btrfs"
 DEBIAN_DEPS="etcd:etcd-server runc:runc /usr/lib/cni/bridge:containernetworking-plugins
   curl:curl openssl:openssl iptables:iptables"
 
-CLUSTER_DIR="$OUTPUT/cluster"
+# CLUSTER_INSTANCE=N (default 0) runs a second (third, ...) cluster beside
+# the first on the same machine: instance N keeps its state in
+# _output/cluster-N and shifts every port by N*100, the pod subnet to
+# 10.(88+N).0.0/16, the service range to 10.(96+N).0.0/16, the bridge to
+# cni-skN and the cgroup root to /sidecar-kubelet-N; its containerd (root,
+# state, sockets, runc root) lives in _output/cluster-N too. The node keeps
+# the machine's hostname (each API server has its own node object). Instance
+# 0 is the cluster as it always was. What two kubelets on one machine still
+# share: the device-plugin socket (a fixed path; no device plugins run here),
+# the iptables chains the kubelet adds, /var/log/containers and containerd's
+# shim socket folder /run/containerd/s.
+CLUSTER_INSTANCE="${CLUSTER_INSTANCE:-0}"
+[[ "$CLUSTER_INSTANCE" =~ ^[0-9]$ ]] || die "CLUSTER_INSTANCE must be a digit 0-9, not '$CLUSTER_INSTANCE'"
+if [ "$CLUSTER_INSTANCE" = 0 ]; then
+  CLUSTER_DIR="$OUTPUT/cluster"
+  CLUSTER_SUFFIX=""
+else
+  CLUSTER_DIR="$OUTPUT/cluster-$CLUSTER_INSTANCE"
+  CLUSTER_SUFFIX="-$CLUSTER_INSTANCE"
+fi
+port_offset=$((CLUSTER_INSTANCE * 100))
 RUN_DIR="$CLUSTER_DIR/run"         # pid files, sockets, fingerprints of what runs
 LOG_DIR="$CLUSTER_DIR/logs"
 PKI_DIR="$CLUSTER_DIR/pki"
@@ -36,21 +56,32 @@ PAUSE_IMAGE="sidecar-kubelet.local/pause:1"
 NODE_NAME="$(hostname | tr "[:upper:]" "[:lower:]")"
 # Everything listens on 127.0.0.1, on ports away from the usual ones so that a
 # node e2e run (which uses the defaults) can share the machine.
-ETCD_PORT=23790
-ETCD_PEER_PORT=23800
-APISERVER_PORT=16443
-KCM_PORT=10357
-SCHEDULER_PORT=10359
-KUBELET_PORT=10350
-KUBELET_HEALTHZ_PORT=10348
-POD_SUBNET="10.88.0.0/16"
-SERVICE_CIDR="10.96.0.0/16"
-CNI_BRIDGE="cni-sk0"
+ETCD_PORT=$((23790 + port_offset))
+ETCD_PEER_PORT=$((23800 + port_offset))
+APISERVER_PORT=$((16443 + port_offset))
+KCM_PORT=$((10357 + port_offset))
+SCHEDULER_PORT=$((10359 + port_offset))
+KUBELET_PORT=$((10350 + port_offset))
+KUBELET_HEALTHZ_PORT=$((10348 + port_offset))
+POD_SUBNET="10.$((88 + CLUSTER_INSTANCE)).0.0/16"
+SERVICE_CIDR="10.$((96 + CLUSTER_INSTANCE)).0.0/16"
+CNI_BRIDGE="cni-sk$CLUSTER_INSTANCE"
 # Our own cgroup parent for the pods (in every cgroup hierarchy), so that
 # they never mix with another kubelet's /kubepods, and teardown knows them.
-CGROUP_ROOT="/sidecar-kubelet"
+CGROUP_ROOT="/sidecar-kubelet$CLUSTER_SUFFIX"
 CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
 KUBELET_ROOT="$CLUSTER_DIR/kubelet"
+# The kubelet binary the cluster runs: KUBELET_BIN=path (e.g.
+# _output/vX.Y.Z/bin/kubelet-upstream, for make kubelet-restart) overrides it.
+KUBELET_BIN="${KUBELET_BIN:-$K8S_BIN_DIR/kubelet}"
+# The local cluster's node shares its disk with builds, and nothing can pull
+# an image back: the kubelet's default hard eviction (imagefs.available<15%)
+# tainted the node with disk-pressure on a 252 GB disk with 40 GB free, and
+# image garbage collection (from 85% used) would remove the imported test
+# images. So, by default, evict only when the disk is really nearly full, and
+# collect no images. Set either to empty for the kubelet's own defaults.
+KUBELET_EVICTION_HARD="${KUBELET_EVICTION_HARD-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
+KUBELET_IMAGE_GC_HIGH="${KUBELET_IMAGE_GC_HIGH-100}"
 
 KUBECTL="$K8S_BIN_DIR/kubectl"
 
@@ -70,10 +101,11 @@ COMPONENTS="etcd containerd kube-apiserver kube-controller-manager kube-schedule
 # cluster_lock makes the scripts that change the cluster take turns.
 cluster_lock() {
   mkdir -p "$OUTPUT"
-  exec 9> "$OUTPUT/.cluster.lock"
+  local lock="$OUTPUT/.cluster$CLUSTER_SUFFIX.lock"
+  exec 9> "$lock"
   flock -n 9 && return 0
-  log "waiting for another cluster script to finish (lock $OUTPUT/.cluster.lock)"
-  flock -w 600 9 || die "another cluster script holds $OUTPUT/.cluster.lock"
+  log "waiting for another cluster script to finish (lock $lock)"
+  flock -w 600 9 || die "another cluster script holds $lock"
 }
 
 # --- processes ---------------------------------------------------------------
@@ -188,8 +220,11 @@ node_ready_since() {
 # kubelet_feature_gates prints the featureGates map of the KubeletConfiguration:
 # SidecarContainerOrdering on, then whatever KUBELET_FEATURE_GATES says
 # ("Gate=true|false,..."), which wins.
+# An unpatched kubelet (KUBELET_BIN=_output/vX.Y.Z/bin/kubelet-upstream) does not
+# know SidecarContainerOrdering and would refuse to start: it gets no default.
 kubelet_feature_gates() {
-  local -A gates=([SidecarContainerOrdering]=true)
+  local -A gates=()
+  kubelet_knows_ordering_gate && gates[SidecarContainerOrdering]=true
   local item k v
   local -a items
   IFS=',' read -r -a items <<< "${KUBELET_FEATURE_GATES:-}"
@@ -206,13 +241,31 @@ kubelet_feature_gates() {
   done
 }
 
+# kubelet_knows_ordering_gate succeeds when $KUBELET_BIN lists the fork's gate
+# among its feature gates (the answer is kept per binary identity).
+kubelet_knows_ordering_gate() {
+  local id
+  id="$(stat -Lc '%i %s %Y' "$KUBELET_BIN" 2> /dev/null)" || return 0
+  if [ "${_ordering_gate_for:-}" != "$KUBELET_BIN $id" ]; then
+    _ordering_gate_known=0
+    # Not "| grep -q": under pipefail the kubelet's SIGPIPE, when grep stops
+    # reading early, would make a kubelet that knows the gate look as if it
+    # did not.
+    local help
+    help="$("$KUBELET_BIN" --help 2>&1 || true)"
+    [[ "$help" != *SidecarContainerOrdering=* ]] || _ordering_gate_known=1
+    _ordering_gate_for="$KUBELET_BIN $id"
+  fi
+  [ "$_ordering_gate_known" = 1 ]
+}
+
 # write_kubelet_config writes $CONF_DIR/kubelet.yaml.
 write_kubelet_config() {
   local gates
   gates="$(kubelet_feature_gates)"
   mkdir -p "$CONF_DIR"
   cat > "$CONF_DIR/kubelet.yaml.tmp" <<EOF
-# Generated by hack/cluster-lib.sh (KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}).
+# Generated by hack/cluster-lib.sh (KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}, KUBELET_EVICTION_HARD=${KUBELET_EVICTION_HARD:-}, KUBELET_IMAGE_GC_HIGH=${KUBELET_IMAGE_GC_HIGH:-}).
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: 127.0.0.1
@@ -238,12 +291,33 @@ clusterDomain: cluster.local
 featureGates:
 $gates
 EOF
+  # KUBELET_EVICTION_HARD="signal<value,..." overrides the kubelet's hard
+  # eviction thresholds (a busy shared disk at 85% trips the default
+  # imagefs.available<15% and taints the node).
+  if [ -n "${KUBELET_EVICTION_HARD:-}" ]; then
+    local item
+    local -a items
+    IFS=',' read -r -a items <<< "$KUBELET_EVICTION_HARD"
+    echo "evictionHard:" >> "$CONF_DIR/kubelet.yaml.tmp"
+    for item in "${items[@]}"; do
+      [[ "$item" =~ ^([a-z.]+)\<([0-9]+(%|Mi|Gi)?)$ ]] || die "KUBELET_EVICTION_HARD: '$item' is not signal<value"
+      echo "  ${BASH_REMATCH[1]}: \"${BASH_REMATCH[2]}\"" >> "$CONF_DIR/kubelet.yaml.tmp"
+    done
+  fi
+  # KUBELET_IMAGE_GC_HIGH=N (percent of disk use) sets when image garbage
+  # collection starts (default 85); 100 turns it off, so that the images
+  # imported from _output/images (no registry to pull them again) stay.
+  if [ -n "${KUBELET_IMAGE_GC_HIGH:-}" ]; then
+    [[ "$KUBELET_IMAGE_GC_HIGH" =~ ^([1-9][0-9]?|100)$ ]] || die "KUBELET_IMAGE_GC_HIGH must be a percentage 1-100"
+    printf 'imageGCHighThresholdPercent: %s\nimageGCLowThresholdPercent: %s\n' \
+      "$KUBELET_IMAGE_GC_HIGH" "$((KUBELET_IMAGE_GC_HIGH - 1))" >> "$CONF_DIR/kubelet.yaml.tmp"
+  fi
   mv "$CONF_DIR/kubelet.yaml.tmp" "$CONF_DIR/kubelet.yaml"
 }
 
 # kubelet_cmd prints the kubelet's command line, one word a line.
 kubelet_cmd() {
-  printf '%s\n' "$K8S_BIN_DIR/kubelet" \
+  printf '%s\n' "$KUBELET_BIN" \
     --config="$CONF_DIR/kubelet.yaml" \
     --kubeconfig="$CONF_DIR/kubelet.kubeconfig" \
     --root-dir="$KUBELET_ROOT" \
@@ -272,6 +346,8 @@ fingerprint() {
 start_kubelet() {
   local force="${1:-}" fp
   check_cluster_version
+  [ -x "$KUBELET_BIN" ] || die "KUBELET_BIN=$KUBELET_BIN is not an executable"
+  KUBELET_BIN="$(realpath "$KUBELET_BIN")"
   write_kubelet_config
   local -a cmd
   mapfile -t cmd < <(kubelet_cmd)
@@ -332,4 +408,88 @@ clean_host_state() {
 wait_kubelet_node_ready() {
   wait_for "node $NODE_NAME to be Ready" 180 node_ready_since "$(cat "$RUN_DIR/kubelet.since")" ||
     die "node $NODE_NAME is not Ready; see $LOG_DIR/kubelet.log and: $KUBECTL --kubeconfig $ADMIN_KUBECONFIG describe node $NODE_NAME"
+}
+
+# --- runtime configuration (the local cluster and hack/e2e-node.sh) -----------
+
+# write_cni_conflist FILE NAME DIR [GATEWAY] writes a CNI bridge network on
+# $CNI_BRIDGE and $POD_SUBNET, its IPAM state under DIR/cni/ipam.
+write_cni_conflist() {
+  local file="$1" name="$2" dir="$3" gateway=""
+  [ -z "${4:-}" ] || gateway=", \"gateway\": \"$4\""
+  mkdir -p "$(dirname "$file")" "$dir/cni/ipam"
+  cat > "$file" << EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "$name",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "$CNI_BRIDGE",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "$dir/cni/ipam",
+        "ranges": [[{"subnet": "$POD_SUBNET"$gateway}]],
+        "routes": [{"dst": "0.0.0.0/0"}]
+      }
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+EOF
+}
+
+# write_containerd_config FILE DIR [REGISTRY_CONFIG_PATH] writes a containerd
+# config with its own root, state, runc root (under DIR) and sockets
+# ($CONTAINERD_SOCK), never the system's, the CNI networks of DIR/cni/net.d
+# and $PAUSE_IMAGE as the sandbox image. REGISTRY_CONFIG_PATH is a certs.d
+# folder of registry hosts (mirrors).
+write_containerd_config() {
+  local file="$1" dir="$2" registry=""
+  [ -z "${3:-}" ] || registry="
+    [plugins.'io.containerd.cri.v1.images'.registry]
+      config_path = \"$3\""
+  cat > "$file" << EOF
+# Generated by hack/$(basename "$0").
+version = 3
+root = "$dir/containerd/root"
+state = "$dir/containerd/state"
+imports = []
+
+[grpc]
+  address = "$CONTAINERD_SOCK"
+[ttrpc]
+  address = "$CONTAINERD_SOCK.ttrpc"
+
+[plugins]
+  [plugins.'io.containerd.cri.v1.images']
+    snapshotter = "overlayfs"
+    [plugins.'io.containerd.cri.v1.images'.pinned_images]
+      sandbox = "$PAUSE_IMAGE"$registry
+  [plugins.'io.containerd.cri.v1.runtime']
+    # No CAP_SYS_RESOURCE here: runc cannot set the sandbox's -998.
+    restrict_oom_score_adj = true
+    netns_mounts_under_state_dir = true
+    [plugins.'io.containerd.cri.v1.runtime'.cni]
+      bin_dirs = ["/usr/lib/cni"]
+      conf_dir = "$dir/cni/net.d"
+    [plugins.'io.containerd.cri.v1.runtime'.containerd]
+      default_runtime_name = "runc"
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+          BinaryName = "$(command -v runc)"
+          Root = "$dir/containerd/runc"
+          SystemdCgroup = false
+  [plugins.'io.containerd.grpc.v1.cri']
+    stream_server_address = "127.0.0.1"
+    stream_server_port = "0"
+  [plugins.'io.containerd.internal.v1.opt']
+    path = "$dir/containerd/opt"
+  [plugins.'io.containerd.nri.v1.nri']
+    disable = true
+EOF
 }

@@ -4,6 +4,10 @@
 # KUBELET_FEATURE_GATES asks for now (e.g. "SidecarContainerOrdering=false";
 # unset gives the default, SidecarContainerOrdering=true), and wait until the
 # restarted kubelet has posted the node Ready. The pods keep running.
+# KUBELET_BIN=path runs another kubelet binary (e.g. the unpatched
+# _output/vX.Y.Z/bin/kubelet-upstream of hack/build-kubelet-upstream.sh; it gets no
+# SidecarContainerOrdering gate); a later restart without it goes back to
+# _output/vX.Y.Z/bin/kubelet. CLUSTER_INSTANCE=N picks the cluster (hack/cluster-lib.sh).
 set -euo pipefail
 # The cluster's own release, unless K8S_VERSION says otherwise (then it must match).
 CLUSTER_FOLLOWS_RECORDED_VERSION=1
@@ -17,4 +21,4 @@ for c in kube-apiserver containerd; do
 done
 start_kubelet force
 wait_kubelet_node_ready
-log "kubelet restarted (pid $(proc_pid kubelet), feature gates: $(kubelet_feature_gates | tr -d ' ' | paste -sd,)) in $((SECONDS - started))s"
+log "kubelet restarted ($("$KUBELET_BIN" --version), pid $(proc_pid kubelet), feature gates: $(kubelet_feature_gates | tr -d ' ' | paste -sd,)) in $((SECONDS - started))s"

@@ -47,6 +47,8 @@ limitations under the License.
 //	CRASH_AFTER     crash mode: never ready, exit 1 after this long
 //	EXIT_WHEN_FILE  exit with EXIT_CODE once this file exists (polled every
 //	                100 ms; `hook --touch` in another container creates it)
+//	TOUCH_ON_EXIT   create this file just before exiting (the postStart
+//	                workaround's Job app tells its sidecar it is done)
 //
 // The hook commands write to --out, by default /proc/1/fd/1 (the stdout of
 // the container's first process, so that `kubectl logs` shows them).
@@ -116,6 +118,7 @@ type Config struct {
 	ExitCode       int
 	CrashAfter     time.Duration // 0: no crash mode
 	ExitWhenFile   string
+	TouchOnExit    string
 }
 
 // Never is ReadyAfter's value for READY_AFTER=never.
@@ -123,7 +126,7 @@ const Never time.Duration = -1
 
 // ConfigFromEnv reads the server's configuration through getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	cfg := Config{Name: getenv("NAME"), Port: 8080, ExitWhenFile: getenv("EXIT_WHEN_FILE")}
+	cfg := Config{Name: getenv("NAME"), Port: 8080, ExitWhenFile: getenv("EXIT_WHEN_FILE"), TouchOnExit: getenv("TOUCH_ON_EXIT")}
 	if cfg.Name == "" {
 		cfg.Name = getenv("HOSTNAME")
 	}
@@ -290,6 +293,13 @@ func serve(cfg Config, out io.Writer) int {
 	code := <-exit
 	// Logged before the listener closes, so that whoever sees the server
 	// gone sees this line first.
+	if cfg.TouchOnExit != "" {
+		if err := os.WriteFile(cfg.TouchOnExit, nil, 0o644); err != nil {
+			log.log("touch-failed", "file", cfg.TouchOnExit, "error", strconv.Quote(err.Error()))
+		} else {
+			log.log("touched", "file", cfg.TouchOnExit)
+		}
+	}
 	log.log("exiting", "code", strconv.Itoa(code))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()

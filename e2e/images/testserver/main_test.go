@@ -59,11 +59,13 @@ func TestConfigFromEnv(t *testing.T) {
 				"NAME": "proxy", "PORT": "9000", "READY_AFTER": "2s", "DRAIN": "1500ms",
 				"TERM_EXIT_CODE": "143", "IGNORE_SIGTERM": "true", "EXIT_AFTER": "3s", "EXIT_CODE": "1",
 				"NOT_READY_AFTER": "4s", "UNHEALTHY_AFTER": "5s", "EXIT_WHEN_FILE": "/shared/stop",
+				"TOUCH_ON_EXIT": "/shared/done",
 			},
 			want: Config{
 				Name: "proxy", Port: 9000, ReadyAfter: 2 * time.Second, Drain: 1500 * time.Millisecond,
 				TermExitCode: 143, IgnoreSIGTERM: true, ExitAfter: 3 * time.Second, ExitCode: 1,
 				NotReadyAfter: 4 * time.Second, UnhealthyAfter: 5 * time.Second, ExitWhenFile: "/shared/stop",
+				TouchOnExit: "/shared/done",
 			},
 		},
 		{name: "never ready", env: map[string]string{"NAME": "n", "READY_AFTER": "never"}, want: Config{Name: "n", Port: 8080, ReadyAfter: Never}},
@@ -303,5 +305,17 @@ func TestServeExitsWhenFileAppears(t *testing.T) {
 	expect(t, lines, "file-seen")
 	if code := exitCode(t, cmd); code != 3 {
 		t.Errorf("exit code %d, want 3", code)
+	}
+}
+
+func TestServeTouchesFileOnExit(t *testing.T) {
+	done := filepath.Join(t.TempDir(), "done")
+	cmd, lines := start(t, []string{"NAME=job", fmt.Sprintf("PORT=%d", freePort(t)), "EXIT_AFTER=50ms", "TOUCH_ON_EXIT=" + done})
+	expect(t, lines, "touched")
+	if code := exitCode(t, cmd); code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+	if _, err := os.Stat(done); err != nil {
+		t.Errorf("the file was not created: %v", err)
 	}
 }

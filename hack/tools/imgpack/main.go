@@ -7,6 +7,9 @@
 // Each argument is SRC:DST; SRC is a file or a folder (copied whole), DST its
 // absolute path in the image. Files keep their permission bits; owners are
 // root and times are zero, so the same inputs give the same image digest.
+// Symbolic links are followed (the image gets their targets' content), or,
+// with -symlinks, packed as links: a root file system staged in a folder
+// (busybox and its applet links, say) then keeps its links.
 package main
 
 import (
@@ -43,6 +46,7 @@ func main() {
 	tag := flag.String("tag", "", "image reference, e.g. sidecar-kubelet.local/pause:1 (required)")
 	workdir := flag.String("workdir", "/", "working directory")
 	arch := flag.String("arch", runtime.GOARCH, "the image's architecture (that of the files packed)")
+	symlinks := flag.Bool("symlinks", false, "pack symbolic links as links instead of their targets")
 	flag.Var(&entrypoint, "entrypoint", "entrypoint argument (repeat for each)")
 	flag.Var(&cmd, "cmd", "cmd argument (repeat for each)")
 	flag.Var(&env, "env", "KEY=VALUE (repeat)")
@@ -55,6 +59,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	keepLinks = *symlinks
 	if err := run(*out, *tag, *workdir, *arch, entrypoint, cmd, env, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "imgpack:", err)
 		os.Exit(1)
@@ -101,11 +106,15 @@ func run(out, tag, workdir, arch string, entrypoint, cmd, env, files []string) e
 	return os.Rename(tmp, out)
 }
 
+// keepLinks packs symbolic links as links (flag -symlinks).
+var keepLinks bool
+
 // buildLayer returns the layer's tar: every SRC:DST with its parent folders.
 func buildLayer(specs []string) ([]byte, error) {
 	type entry struct {
-		src string // "" for a folder made for a parent
+		src  string // "" for a folder made for a parent
 		mode fs.FileMode
+		link string // the target of a symbolic link (keepLinks)
 	}
 	entries := map[string]entry{}
 	addParents := func(p string) {
@@ -125,14 +134,23 @@ func buildLayer(specs []string) ([]byte, error) {
 			if err != nil {
 				return err
 			}
-			info, err := os.Stat(p) // follows symlinks: the image gets their targets
-			if err != nil {
-				return err
-			}
 			rel, _ := filepath.Rel(src, p)
 			target := path.Join(dst, filepath.ToSlash(rel))
 			if target == "/" {
 				return nil
+			}
+			if keepLinks && d.Type()&fs.ModeSymlink != 0 {
+				link, err := os.Readlink(p)
+				if err != nil {
+					return err
+				}
+				entries[target] = entry{src: p, mode: fs.ModeSymlink | 0o777, link: link}
+				addParents(target)
+				return nil
+			}
+			info, err := os.Stat(p) // follows symlinks: the image gets their targets
+			if err != nil {
+				return err
 			}
 			if !info.Mode().IsRegular() && !info.IsDir() {
 				return fmt.Errorf("%s: only files and folders can be packed", p)
@@ -155,6 +173,13 @@ func buildLayer(specs []string) ([]byte, error) {
 	for _, n := range names {
 		e := entries[n]
 		hdr := &tar.Header{Name: strings.TrimPrefix(n, "/"), Mode: int64(e.mode.Perm()), ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
+		if e.mode&fs.ModeSymlink != 0 {
+			hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, e.link
+			if err := tw.WriteHeader(hdr); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if e.mode.IsDir() {
 			hdr.Typeflag, hdr.Name = tar.TypeDir, hdr.Name+"/"
 			if err := tw.WriteHeader(hdr); err != nil {

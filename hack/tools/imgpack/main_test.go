@@ -111,3 +111,43 @@ func TestRejectsBadName(t *testing.T) {
 		t.Error("want an error for an invalid image name")
 	}
 }
+
+func TestSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "rootfs")
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bin", "busybox"), []byte("box"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("busybox", filepath.Join(root, "bin", "sh")); err != nil {
+		t.Fatal(err)
+	}
+	pack := func(keep bool) map[string]*tar.Header {
+		keepLinks = keep
+		defer func() { keepLinks = false }()
+		layer, err := buildLayer([]string{root + ":/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]*tar.Header{}
+		tr := tar.NewReader(bytes.NewReader(layer))
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				return got
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[h.Name] = h
+		}
+	}
+	if h := pack(true)["bin/sh"]; h == nil || h.Typeflag != tar.TypeSymlink || h.Linkname != "busybox" {
+		t.Errorf("-symlinks: bin/sh = %+v, want a link to busybox", h)
+	}
+	if h := pack(false)["bin/sh"]; h == nil || h.Typeflag != tar.TypeReg || h.Size != 3 {
+		t.Errorf("default: bin/sh = %+v, want busybox's content", h)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -52,18 +53,23 @@ func decode(raw []byte) (*kind.Cluster, error) {
 	return c, nil
 }
 
-// pinnedVersion is the upstream version the Makefile pins (K8S_VERSION ?=).
+// pinnedVersion is the upstream release the build uses by default: the one
+// hack/k8s-version.sh resolves an unset K8S_VERSION to (the newest minor's
+// patches/vX.Y/UPSTREAM_VERSION), asked of the script so that there is one
+// reading of those files.
 func pinnedVersion(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	cmd := exec.Command("bash", filepath.Join(root, "hack", "k8s-version.sh"))
+	cmd.Env = append(os.Environ(), "K8S_VERSION=")
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("hack/k8s-version.sh: %v", err)
 	}
-	m := regexp.MustCompile(`(?m)^K8S_VERSION \?= (\S+)$`).FindSubmatch(b)
-	if m == nil {
-		t.Fatal("no `K8S_VERSION ?= ...` line in the Makefile")
+	v := strings.TrimSpace(string(out))
+	if !regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(v) {
+		t.Fatalf("hack/k8s-version.sh printed %q, not X.Y.Z", v)
 	}
-	return string(m[1])
+	return v
 }
 
 // kubeletPatches decodes every kubeadm config patch that targets the

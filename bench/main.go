@@ -1,0 +1,235 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench measures sidecar ordering on the local cluster (make bench):
+// the fork's annotated sidecars against native sidecars, the postStart-hook
+// workaround and the unpatched kubelet. hack/bench.sh drives it.
+//
+//	bench run -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR \
+//	    -ways fork/annotated,... -repeat N -out samples.jsonl
+//	bench report -samples samples.jsonl [-gobench go.txt] [-meta meta.md] -out DIR
+//
+// run creates one pod at a time and records, for each container, the CRI's
+// created/started/finished times (nanoseconds), the test server's own
+// logged times (first 200 on /ready, SIGTERM), and the receive times of the
+// API server's watch events for the pod (containers ready, Succeeded,
+// deleted); every sample is appended to -out as one JSON line. report turns
+// the samples into report.md (the table), samples.json and one timeline SVG
+// per scenario.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: bench run|report [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "run":
+		err = runCmd(os.Args[2:])
+	case "report":
+		err = reportCmd(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q (want run or report)", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// ReadSamples reads a JSON-lines file of samples.
+func ReadSamples(path string) ([]Sample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Sample
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var s Sample
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		out = append(out, s)
+	}
+	return out, sc.Err()
+}
+
+// pictureKey is the scenario key a picture of scenario letter k shows
+// (d and e: the 3-sidecar pods).
+func pictureKey(k string) string {
+	switch k {
+	case "d", "e":
+		return k + "3"
+	}
+	return k
+}
+
+func reportCmd(args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	samplesPath := fs.String("samples", "", "samples (JSON lines) of bench run")
+	goBench := fs.String("gobench", "", "computePodActions benchmark output of hack/bench.sh")
+	meta := fs.String("meta", "", "markdown to put at the top (date, machine, load)")
+	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *samplesPath == "" || *out == "" {
+		return fmt.Errorf("report: -samples and -out are required")
+	}
+	samples, err := ReadSamples(*samplesPath)
+	if err != nil {
+		return err
+	}
+	for i := range samples {
+		samples[i].Metrics = ComputeMetrics(&samples[i])
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	// Every sample, as one JSON document.
+	js, err := json.Marshal(samples)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*out, "samples.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	var ways []string
+	for _, w := range Ways {
+		for _, s := range samples {
+			if s.Way == w.Name {
+				ways = append(ways, w.Name)
+				break
+			}
+		}
+	}
+	sum := Summarize(samples)
+
+	var md strings.Builder
+	md.WriteString("# Sidecar ordering benchmark\n\n")
+	if *meta != "" {
+		b, err := os.ReadFile(*meta)
+		if err != nil {
+			return err
+		}
+		md.Write(b)
+		md.WriteString("\n")
+	}
+	md.WriteString("Written by `make bench` (hack/bench.sh, bench/). What each scenario measures, the goals and the\n" +
+		"analysis of the latest committed run: the README's Benchmarks section. Times in ms; p50 and p95 are\n" +
+		"nearest-rank percentiles, so with few samples p95 is the maximum.\n\n")
+	md.WriteString("## Ways\n\n")
+	for _, w := range Ways {
+		if contains(ways, w.Name) {
+			fmt.Fprintf(&md, "- `%s`: %s\n", w.Name, w.About)
+		}
+	}
+	md.WriteString("\n## Results (milliseconds)\n\n")
+	Table(&md, sum, ways)
+	errs := 0
+	for _, s := range samples {
+		if s.Error != "" {
+			errs++
+		}
+	}
+	fmt.Fprintf(&md, "\n%d pods measured, %d with an error (their times are kept in samples.json but may be partial).\n", len(samples), errs)
+	if *goBench != "" {
+		f, err := os.Open(*goBench)
+		if err != nil {
+			return err
+		}
+		benches, err := ParseGoBench(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		md.WriteString("\n## computePodActions, patched against upstream\n\n")
+		md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +
+			"function copied into the pristine tree); a pod of three running containers, with the feature gate at its default.\n\n")
+		GoBenchTable(&md, benches)
+		md.WriteString("\nOn a busy machine the times of single runs spread widely; the allocations are exact.\n")
+	}
+	md.WriteString("\n## Timelines\n\nEach picture shows, for every way, the pod whose value is the median of the scenario.\n\n")
+	for _, letter := range []string{"a", "b", "c", "d", "e"} {
+		key := pictureKey(letter)
+		var panels []Panel
+		for _, w := range ways {
+			st := sum[key][w]
+			if st == nil || st.MedianSampleAt < 0 {
+				continue
+			}
+			s := samples[st.MedianSampleAt]
+			panels = append(panels, Panel{Label: fmt.Sprintf("%s (%s, %d sidecars)", w, s.Kind, s.Sidecars), Sample: s, Key: key})
+		}
+		if len(panels) == 0 {
+			continue
+		}
+		title := scenarioTitle(key)
+		name := "timeline-" + letter + ".svg"
+		f, err := os.Create(filepath.Join(*out, name))
+		if err != nil {
+			return err
+		}
+		if err := WriteTimeline(f, title, panels); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "### %s\n\n![%s](%s)\n\n", title, title, name)
+	}
+	return os.WriteFile(filepath.Join(*out, "report.md"), []byte(md.String()), 0o644)
+}
+
+func scenarioTitle(key string) string {
+	for _, s := range Scenarios {
+		if s.Key == key {
+			return s.Title
+		}
+	}
+	return key
+}
+
+func contains(list []string, s string) bool {
+	i := sort.SearchStrings(append([]string(nil), list...), s)
+	_ = i
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// A Way is one way of running a pod with sidecars, on one kubelet.
+type Way struct {
+	Name    string // e.g. "fork/annotated"
+	Kubelet string // "fork" or "upstream"
+	Style   string // annotated, native-startup, native-wait-ready, poststart, none
+	About   string
+}
+
+// Ways lists every way the benchmark knows, in report order.
+var Ways = []Way{
+	{"fork/annotated", "fork", "annotated", "annotated regular containers, readiness probe"},
+	{"fork/native-startup", "fork", "native-startup", "native sidecars (restartPolicy: Always init containers), startup probe"},
+	{"fork/native-wait-ready", "fork", "native-wait-ready", "native sidecars, readiness probe, sidecar-kubelet.io/wait-ready"},
+	{"fork/poststart", "fork", "poststart", "regular containers, the sidecar's postStart polls until ready (preStop waits for the app)"},
+	{"fork/no-sidecars", "fork", "none", "the same containers without any ordering (baseline)"},
+	{"upstream/native-startup", "upstream", "native-startup", "native sidecars, startup probe, unpatched kubelet"},
+	{"upstream/no-sidecars", "upstream", "none", "no ordering, unpatched kubelet (baseline)"},
+}
+
+// WayByName finds a way.
+func WayByName(name string) (Way, bool) {
+	for _, w := range Ways {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return Way{}, false
+}
+
+// Kinds of pods.
+const (
+	KindService = "svc" // long running app; deleted by the benchmark
+	KindJob     = "job" // the app exits 0 by itself; restartPolicy Never
+)
+
+const (
+	image      = "sidecar-kubelet.local/testserver:1"
+	appPort    = 8080
+	doneFile   = "/shared/done"
+	sidecarDly = "200ms" // sidecars turn ready this long after they start
+	appDrain   = "300ms" // the app drains this long on SIGTERM
+	jobRunTime = "1s"    // the Job app exits 0 this long after it starts
+)
+
+func sidecarName(i int) string { return fmt.Sprintf("sc%d", i) }
+
+func envs(kv ...string) []v1.EnvVar {
+	var out []v1.EnvVar
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, v1.EnvVar{Name: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+func httpProbe(port int) *v1.Probe {
+	return &v1.Probe{
+		ProbeHandler:     v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(int32(port))}},
+		PeriodSeconds:    1,
+		TimeoutSeconds:   1,
+		FailureThreshold: 120,
+	}
+}
+
+// PodFor builds the pod of a way: n sidecars sc1..scn (each a testserver
+// ready 200 ms after it starts, on port 8081+i) and one app container
+// "app", a service (runs until deleted, drains 300 ms on SIGTERM) or a Job
+// app (exits 0 one second after it starts).
+func PodFor(w Way, kind string, n int, name string) *v1.Pod {
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"bench.sidecar-kubelet.io": "true"}},
+		Spec: v1.PodSpec{
+			TerminationGracePeriodSeconds: ptr.To[int64](30),
+			RestartPolicy:                 v1.RestartPolicyAlways,
+			EnableServiceLinks:            ptr.To(false),
+			AutomountServiceAccountToken:  ptr.To(false),
+		},
+	}
+	app := v1.Container{
+		Name: "app", Image: image, ImagePullPolicy: v1.PullNever,
+		Env: envs("NAME", "app", "PORT", strconv.Itoa(appPort), "DRAIN", appDrain),
+	}
+	if kind == KindJob {
+		pod.Spec.RestartPolicy = v1.RestartPolicyNever
+		app.Env = append(app.Env, envs("EXIT_AFTER", jobRunTime, "EXIT_CODE", "0")...)
+		if w.Style == "none" {
+			n = 0 // a Job pod with plain extra containers would never finish
+		}
+	}
+	var sidecars []v1.Container
+	for i := 1; i <= n; i++ {
+		port := 8080 + i
+		sidecars = append(sidecars, v1.Container{
+			Name: sidecarName(i), Image: image, ImagePullPolicy: v1.PullNever,
+			Env: envs("NAME", sidecarName(i), "PORT", strconv.Itoa(port), "READY_AFTER", sidecarDly),
+		})
+	}
+	names := make([]string, 0, n)
+	for _, c := range sidecars {
+		names = append(names, c.Name)
+	}
+	switch w.Style {
+	case "annotated":
+		pod.Annotations = map[string]string{"sidecar-kubelet.io/sidecars": strings.Join(names, ",")}
+		for i := range sidecars {
+			sidecars[i].ReadinessProbe = httpProbe(8081 + i)
+		}
+		pod.Spec.Containers = append(sidecars, app)
+	case "native-startup", "native-wait-ready":
+		for i := range sidecars {
+			sidecars[i].RestartPolicy = ptr.To(v1.ContainerRestartPolicyAlways)
+			if w.Style == "native-startup" {
+				sidecars[i].StartupProbe = httpProbe(8081 + i)
+			} else {
+				sidecars[i].ReadinessProbe = httpProbe(8081 + i)
+			}
+		}
+		if w.Style == "native-wait-ready" && n > 0 {
+			pod.Annotations = map[string]string{"sidecar-kubelet.io/wait-ready": "true"}
+		}
+		pod.Spec.InitContainers = sidecars
+		pod.Spec.Containers = []v1.Container{app}
+	case "poststart":
+		// The classic workaround: the kubelet starts regular containers in
+		// order and waits for each postStart hook, so a hook that polls
+		// until its sidecar is ready holds the next container back; a
+		// preStop that waits until the app stops answering holds the
+		// sidecar's SIGTERM back. A Job app tells its sidecars by a file.
+		for i := range sidecars {
+			port := 8081 + i
+			sidecars[i].ReadinessProbe = httpProbe(port)
+			sidecars[i].Lifecycle = &v1.Lifecycle{
+				PostStart: &v1.LifecycleHandler{Exec: &v1.ExecAction{Command: []string{
+					"/testserver", "wait-ready", "--timeout", "60s", fmt.Sprintf("http://127.0.0.1:%d/ready", port)}}},
+				PreStop: &v1.LifecycleHandler{Exec: &v1.ExecAction{Command: []string{
+					"/testserver", "wait-down", "--timeout", "60s", fmt.Sprintf("http://127.0.0.1:%d/healthz", appPort)}}},
+			}
+		}
+		if kind == KindJob {
+			pod.Spec.Volumes = []v1.Volume{{Name: "shared", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}}}
+			mount := []v1.VolumeMount{{Name: "shared", MountPath: "/shared"}}
+			app.VolumeMounts = mount
+			app.Env = append(app.Env, envs("TOUCH_ON_EXIT", doneFile)...)
+			for i := range sidecars {
+				sidecars[i].VolumeMounts = mount
+				sidecars[i].Env = append(sidecars[i].Env, envs("EXIT_WHEN_FILE", doneFile, "EXIT_CODE", "0")...)
+			}
+		}
+		pod.Spec.Containers = append(sidecars, app)
+	case "none":
+		for i := range sidecars {
+			sidecars[i].ReadinessProbe = httpProbe(8081 + i)
+		}
+		pod.Spec.Containers = append(sidecars, app)
+	default:
+		panic("unknown style " + w.Style)
+	}
+	return pod
+}

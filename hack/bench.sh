@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# make bench: sidecar ordering measured on the local cluster (make up first),
+# the fork against native sidecars, the postStart-hook workaround and the
+# unpatched kubelet of the same release, plus the computePodActions Go
+# benchmark of the patched tree against the pristine one. See bench/ and the
+# README's Benchmarks section.
+#
+#   1. the fork's kubelet (make kubelet-restart): the fork/* ways
+#   2. the unpatched kubelet (KUBELET_BIN=_output/vX.Y.Z/bin/kubelet-upstream):
+#      the upstream/* ways
+#   3. the fork's kubelet again (also when the run fails or is interrupted)
+#   4. BenchmarkComputePodActions, both trees, runs interleaved
+#   5. bench report: report.md, samples.json, timeline-*.svg
+#
+# Env:
+#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: 15
+#                    minutes with the Go benchmark on 2 cores at load 23;
+#                    each repeat runs a Job pod and service pods with 1, 3
+#                    and 5 sidecars)
+#   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go)
+#   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
+#   BENCH_OUT=dir    where the report goes (default docs/bench)
+#   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster-lib.sh)
+#   BENCH_EVICTION_HARD the kubelet's hard eviction thresholds while it
+#                    measures (default: memory 100Mi, disks 2%, so that a
+#                    disk shared with builds does not taint the node; image
+#                    garbage collection is off too, since the test image
+#                    cannot be pulled again; the last restart brings the
+#                    cluster's own settings back)
+# The raw files of every run stay in _output/bench/<time>/.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+started=$SECONDS
+
+[ "$(id -u)" = 0 ] || die "the local cluster runs as root"
+for c in kube-apiserver containerd kubelet; do
+  proc_pid "$c" > /dev/null || die "the local cluster is not up ($c is not running): run make up${CLUSTER_SUFFIX:+ CLUSTER_INSTANCE=$CLUSTER_INSTANCE}"
+done
+repeat="${BENCH_REPEAT:-2}"
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer, not '$repeat'"
+go_count="${BENCH_GO_COUNT:-5}"
+[[ "$go_count" =~ ^[1-9][0-9]*$ ]] || die "BENCH_GO_COUNT must be a positive integer, not '$go_count'"
+out="${BENCH_OUT:-$ROOT/docs/bench}"
+all_ways="fork/annotated,fork/native-startup,fork/native-wait-ready,fork/poststart,fork/no-sidecars,upstream/native-startup,upstream/no-sidecars"
+ways="${BENCH_WAYS:-$all_ways}"
+fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
+upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
+
+# What it needs: both kubelets, the test server image, the bench program.
+"$ROOT/hack/build-kubelet.sh"
+[ -z "$upstream_ways" ] || "$ROOT/hack/build-kubelet-upstream.sh"
+"$ROOT/hack/build-images.sh"
+work="$OUTPUT/bench/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$work"
+(cd "$ROOT" && go build -o "$work/bench" ./bench)
+# A changed image is imported by cluster-up.sh, which leaves the rest alone.
+"$ROOT/hack/cluster-up.sh" > "$work/cluster-up.log" 2>&1 || { cat "$work/cluster-up.log" >&2; die "cluster-up.sh failed"; }
+
+# An image garbage-collected by a kubelet (disk use over 85%) is gone for
+# good (no registry), while cluster-up.sh's stamp says it was imported.
+for image in testserver pause; do
+  ctr -n k8s.io images ls -q | grep -qx "sidecar-kubelet.local/$image:1" ||
+    { log "importing $image again"; ctr -n k8s.io images import "$IMAGES_DIR/$image.tar" > /dev/null; }
+done
+
+fork_kubelet="$K8S_BIN_DIR/kubelet"
+upstream_kubelet="$K8S_BIN_DIR/kubelet-upstream"
+eviction="${BENCH_EVICTION_HARD:-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
+restart_kubelet() { # BINARY
+  log "running the kubelet $("$1" --version | cut -d' ' -f2)"
+  KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+    { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
+}
+current_kubelet=""
+gobench_file=""
+cleanup() {
+  local rc=$?
+  [ -z "$gobench_file" ] || rm -f "$gobench_file"
+  if [ -n "$current_kubelet" ]; then
+    log "back to the fork's kubelet with the cluster's own settings"
+    KUBELET_BIN="$fork_kubelet" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+      log "could not restart the fork's kubelet: see $work/kubelet-restart.log"
+  fi
+  kctl delete namespace sk-bench --wait=false > /dev/null 2>&1 || true
+  exit "$rc"
+}
+trap cleanup EXIT
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+{
+  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` with BENCH_REPEAT=$repeat, on $(nproc) cores"
+  echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)),"
+  echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
+  echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
+  echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || echo 0) Go compiler processes of other builds were running."
+} > "$work/meta.md"
+
+samples="$work/samples.jsonl"
+run_ways() { # WAYS
+  "$work/bench" run -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
+    -ways "$1" -repeat "$repeat" -out "$samples"
+}
+if [ -n "$fork_ways" ]; then
+  current_kubelet="$fork_kubelet"
+  restart_kubelet "$fork_kubelet"
+  log "measuring $fork_ways ($repeat repeats)"
+  run_ways "$fork_ways"
+fi
+if [ -n "$upstream_ways" ]; then
+  current_kubelet="$upstream_kubelet"
+  restart_kubelet "$upstream_kubelet"
+  log "measuring $upstream_ways ($repeat repeats)"
+  run_ways "$upstream_ways"
+fi
+echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
+
+# --- BenchmarkComputePodActions, patched against upstream -----------------------
+gobench_args=()
+if [ "${BENCH_GO:-1}" != 0 ]; then
+  up_tree="$BUILD_DIR/upstream/kubernetes"
+  [ -d "$up_tree" ] || "$ROOT/hack/build-kubelet-upstream.sh"
+  # The benchmark is in the series' test patch; the pristine tree gets the
+  # same function in a file of its own while its test binary is built.
+  src="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_test.go"
+  grep -q '^func BenchmarkComputePodActions' "$src" || die "no BenchmarkComputePodActions in $src"
+  gobench_file="$up_tree/pkg/kubelet/kuberuntime/zz_bench_computepodactions_test.go"
+  {
+    sed -n '1,/^\*\/$/p' "$src"
+    cat << 'EOF'
+
+package kuberuntime
+
+import (
+	"context"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/require"
+	"k8s.io/klog/v2"
+	proberesults "k8s.io/kubernetes/pkg/kubelet/prober/results"
+)
+
+EOF
+    sed -n '/^\/\/ BenchmarkComputePodActions/,/^}/p' "$src"
+  } > "$gobench_file"
+  log "building the computePodActions benchmark of both trees"
+  (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -o "$work/kuberuntime-patched.test" k8s.io/kubernetes/pkg/kubelet/kuberuntime)
+  (cd "$BUILD_DIR/upstream" && GOFLAGS=-mod=mod go test -c -o "$work/kuberuntime-upstream.test" k8s.io/kubernetes/pkg/kubelet/kuberuntime)
+  rm -f "$gobench_file"
+  gobench_file=""
+  log "running it $go_count times per tree, interleaved"
+  for _ in $(seq "$go_count"); do
+    for tree in patched upstream; do
+      (cd "$work" && "./kuberuntime-$tree.test" -test.run '^$' -test.bench BenchmarkComputePodActions \
+        -test.benchtime 20000x -test.benchmem) | sed "s/^/$tree\t/" >> "$work/gobench.txt"
+    done
+  done
+  rm -f "$work"/kuberuntime-*.test
+  gobench_args=(-gobench "$work/gobench.txt")
+fi
+
+"$work/bench" report -samples "$samples" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+mkdir -p "$out"
+rm -f "$out"/timeline-*.svg
+cp "$work/report"/* "$out/"
+log "report in $out/report.md (raw files in $work) after $((SECONDS - started))s"
