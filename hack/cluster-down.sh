@@ -53,20 +53,7 @@ if [ "${#pids[@]}" -gt 0 ]; then
   wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
 fi
 
-# Mounts under the cluster folder (the kubelet's root bind-mounted onto
-# itself, pods' volumes, containerd's overlay, shm and netns mounts), deepest
-# first; lazily as a last resort.
-our_mounts() { findmnt -rn -o TARGET | awk -v d="$CLUSTER_DIR" 'index($0, d "/") == 1 || $0 == d' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
-for _ in 1 2 3 4 5; do
-  mapfile -t mounts < <(our_mounts)
-  [ "${#mounts[@]}" -gt 0 ] || break
-  log "unmounting ${#mounts[@]} mounts under $CLUSTER_DIR"
-  for m in "${mounts[@]}"; do
-    m="$(printf %b "$m")"   # findmnt -r escapes blanks as \x20
-    umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || log "cannot unmount $m"
-  done
-done
-[ -z "$(our_mounts)" ] || die "mounts are left under $CLUSTER_DIR: $(our_mounts | tr '\n' ' ')"
+unmount_under "$CLUSTER_DIR" || die "could not unmount everything under $CLUSTER_DIR"
 
 if ip link show "$CNI_BRIDGE" > /dev/null 2>&1; then
   log "deleting the bridge $CNI_BRIDGE"

@@ -169,6 +169,27 @@ stop_proc() {
   rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.exe" "$RUN_DIR/$name.fingerprint"
 }
 
+# mounts_under DIR prints the mount points at or under DIR, deepest first.
+mounts_under() { findmnt -rn -o TARGET | awk -v d="$1" 'index($0, d "/") == 1 || $0 == d' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
+
+# unmount_under DIR unmounts everything at or under DIR (a kubelet's root
+# bind-mounted onto itself, pods' volumes, containerd's overlay, shm and netns
+# mounts), deepest first, lazily as a last resort. Fails, saying what, if
+# anything is left.
+unmount_under() {
+  local dir="$1" m mounts
+  for _ in 1 2 3 4 5; do
+    mapfile -t mounts < <(mounts_under "$dir")
+    [ "${#mounts[@]}" -gt 0 ] || return 0
+    log "unmounting ${#mounts[@]} mounts under $dir"
+    for m in "${mounts[@]}"; do
+      m="$(printf %b "$m")" # findmnt -r escapes blanks as \x20
+      umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || log "cannot unmount $m"
+    done
+  done
+  [ -z "$(mounts_under "$dir")" ] || { log "mounts are left under $dir: $(mounts_under "$dir" | tr '\n' ' ')"; return 1; }
+}
+
 # wait_for WHAT TIMEOUT CMD... runs CMD every half second until it succeeds;
 # says what it waits for, and fails after TIMEOUT seconds.
 wait_for() {

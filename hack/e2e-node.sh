@@ -65,7 +65,6 @@ exec 8> "$E2E_DIR/.lock"
 flock -n 8 || die "another hack/e2e-node.sh runs (lock $E2E_DIR/.lock)"
 
 # --- teardown -------------------------------------------------------------------------
-our_mounts() { findmnt -rn -o TARGET | awk -v d="$E2E_DIR" 'index($0, d "/") == 1' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
 leftovers() { # processes of ours that should be gone: shims, a stray suite, whatever is in our pods' cgroups
   local p exe h
   for p in /proc/[0-9]*; do
@@ -79,7 +78,7 @@ leftovers() { # processes of ours that should be gone: shims, a stray suite, wha
   done
 }
 teardown() {
-  local m pids
+  local pids
   # A kubelet the suite left running, or one relaunched by the systemctl stand-in.
   stop_proc kubelet 30
   stop_proc imgserve 10
@@ -95,16 +94,7 @@ teardown() {
     no_leftovers() { [ -z "$(leftovers)" ]; }
     wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
   fi
-  for _ in 1 2 3 4 5; do
-    mapfile -t mounts < <(our_mounts)
-    [ "${#mounts[@]}" -gt 0 ] || break
-    log "unmounting ${#mounts[@]} mounts under $E2E_DIR"
-    for m in "${mounts[@]}"; do
-      m="$(printf %b "$m")"
-      umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || log "cannot unmount $m"
-    done
-  done
-  [ -z "$(our_mounts)" ] || log "mounts are left under $E2E_DIR: $(our_mounts | tr '\n' ' ')"
+  unmount_under "$E2E_DIR" || true
   if ip link show "$CNI_BRIDGE" > /dev/null 2>&1; then
     log "deleting the bridge $CNI_BRIDGE"
     ip link delete "$CNI_BRIDGE"
