@@ -19,6 +19,7 @@ limitations under the License.
 package e2e
 
 import (
+	"regexp"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -55,7 +56,8 @@ var _ = Describe("Startup", func() {
 			first("first", "started"), first("first", "ready-served"),
 			first("second", "started"), first("second", "ready-served"),
 			first("app", "started"))
-		expectOneEvent(ctx, "4", pod, v1.EventTypeNormal, sidecars.ReasonSidecarsReady, "first, second")
+		e := expectOneEvent(ctx, "4", pod, v1.EventTypeNormal, sidecars.ReasonSidecarsReady, "first, second")
+		expectReportedWait(tl, e, first("first", "started"), first("second", "ready-served"), first("app", "started"))
 	})
 
 	It("[rule 3] starts the app containers once every sidecar is ready, promptly after the probe succeeds", func(ctx SpecContext) {
@@ -166,4 +168,31 @@ func podReady(p *v1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// reportedWait finds the wait that the SidecarsReady event reports.
+var reportedWait = regexp.MustCompile(`are ready after ([^;]+);`)
+
+// expectReportedWait checks the wait that the SidecarsReady event reports
+// (from the first sidecar's start, as the runtime recorded it, to the apps'
+// release) against the timeline: at least from the first sidecar's start to
+// the last one's readiness, at most to the app's start, plus a second for
+// the runtime's start of a container before its process logs, and the
+// event's rounding to 100 ms.
+func expectReportedWait(tl timeline, e v1.Event, firstStarted, lastReady, appStarted point) {
+	GinkgoHelper()
+	m := reportedWait.FindStringSubmatch(e.Message)
+	if m == nil {
+		failRule("4", "want the SidecarsReady event to say how long the apps waited (\"are ready after <duration>;\"), saw %q", e.Message)
+	}
+	waited, err := time.ParseDuration(m[1])
+	if err != nil {
+		failRule("4", "the SidecarsReady event's wait %q is not a duration: %v", m[1], err)
+	}
+	start := tl.mustAt("4", firstStarted)
+	low := tl.mustAt("4", lastReady).Sub(start) - 50*time.Millisecond
+	high := tl.mustAt("4", appStarted).Sub(start) + time.Second
+	if waited < low || waited > high {
+		failRule("4", "the SidecarsReady event says the apps waited %v, want between %v and %v\ntimeline seen:\n%s", waited, low, high, tl)
+	}
 }
