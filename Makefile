@@ -43,7 +43,7 @@ test-upstream: ## upstream's unit tests of the packages the series touches, gate
 	hack/import-patches.sh
 	hack/test-upstream.sh
 
-up: kubelet ## start (or check) the local cluster; kubeconfig: _output/cluster/kubeconfig
+up: kubelet images ## build the kubelet and test images, start (or check) the local cluster; kubeconfig: _output/cluster/kubeconfig
 	hack/build-cluster-bins.sh
 	hack/cluster-up.sh
 
