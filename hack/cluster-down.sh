@@ -45,13 +45,7 @@ leftovers() {
     [ -d "$h" ] && find "$h" -name cgroup.procs -exec cat {} + 2> /dev/null
   done
 }
-mapfile -t pids < <(leftovers | sort -un)
-if [ "${#pids[@]}" -gt 0 ]; then
-  log "killing leftover processes: ${pids[*]}"
-  kill -KILL "${pids[@]}" 2> /dev/null || true
-  no_leftovers() { [ -z "$(leftovers)" ]; }
-  wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
-fi
+kill_leftovers
 
 unmount_under "$CLUSTER_DIR" || die "could not unmount everything under $CLUSTER_DIR"
 

@@ -169,6 +169,35 @@ stop_proc() {
   rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.exe" "$RUN_DIR/$name.fingerprint"
 }
 
+# kill_leftovers kills (SIGKILL) the processes that the caller's leftovers
+# function prints and waits for them to exit: what a teardown finds still
+# running after it stopped its own processes by pid.
+kill_leftovers() {
+  local pids
+  mapfile -t pids < <(leftovers | sort -un)
+  [ "${#pids[@]}" -gt 0 ] || return 0
+  log "killing leftover processes: ${pids[*]}"
+  kill -KILL "${pids[@]}" 2> /dev/null || true
+  no_leftovers() { [ -z "$(leftovers)" ]; }
+  wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
+}
+
+# make_cgroup_root creates the pods' cgroup parent $CGROUP_ROOT in every
+# cgroup hierarchy (the kubelet wants it to exist), with the root's cpuset
+# where the hierarchy has one, so that its children can run somewhere.
+make_cgroup_root() {
+  local h d
+  for h in /sys/fs/cgroup/*/; do
+    [ -f "$h/cgroup.procs" ] || continue
+    d="$h${CGROUP_ROOT#/}"
+    [ -d "$d" ] || mkdir "$d"
+    if [ -f "$d/cpuset.cpus" ] && [ -z "$(cat "$d/cpuset.cpus")" ]; then
+      cat "$h/cpuset.cpus" > "$d/cpuset.cpus"
+      cat "$h/cpuset.mems" > "$d/cpuset.mems"
+    fi
+  done
+}
+
 # mounts_under DIR prints the mount points at or under DIR, deepest first.
 mounts_under() { findmnt -rn -o TARGET | awk -v d="$1" 'index($0, d "/") == 1 || $0 == d' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
 

@@ -139,16 +139,7 @@ fi
 write_cni_conflist "$CLUSTER_DIR/cni/net.d/10-sidecar-kubelet.conflist" sidecar-kubelet "$CLUSTER_DIR"
 write_containerd_config "$CONF_DIR/containerd.toml" "$CLUSTER_DIR"
 
-# The pods' cgroup parent, in every hierarchy (the kubelet wants it to exist).
-for h in /sys/fs/cgroup/*/; do
-  [ -f "$h/cgroup.procs" ] || continue
-  d="$h${CGROUP_ROOT#/}"
-  [ -d "$d" ] || mkdir "$d"
-  if [ -f "$d/cpuset.cpus" ] && [ -z "$(cat "$d/cpuset.cpus")" ]; then
-    cat "$h/cpuset.cpus" > "$d/cpuset.cpus"
-    cat "$h/cpuset.mems" > "$d/cpuset.mems"
-  fi
-done
+make_cgroup_root
 
 # --- components ----------------------------------------------------------------------------
 # ensure NAME HEALTH-CHECK TIMEOUT CMD... leaves NAME alone when it runs with

@@ -78,7 +78,6 @@ leftovers() { # processes of ours that should be gone: shims, a stray suite, wha
   done
 }
 teardown() {
-  local pids
   # A kubelet the suite left running, or one relaunched by the systemctl stand-in.
   stop_proc kubelet 30
   stop_proc imgserve 10
@@ -87,13 +86,7 @@ teardown() {
     "$BIN_DIR/crisweep" -endpoint "unix://$CONTAINERD_SOCK" -timeout 2m >&2 || log "crisweep failed; what is left is killed below"
   fi
   stop_proc containerd 30
-  mapfile -t pids < <(leftovers | sort -un)
-  if [ "${#pids[@]}" -gt 0 ]; then
-    log "killing leftover processes: ${pids[*]}"
-    kill -KILL "${pids[@]}" 2> /dev/null || true
-    no_leftovers() { [ -z "$(leftovers)" ]; }
-    wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
-  fi
+  kill_leftovers
   unmount_under "$E2E_DIR" || true
   if ip link show "$CNI_BRIDGE" > /dev/null 2>&1; then
     log "deleting the bridge $CNI_BRIDGE"
@@ -194,15 +187,7 @@ done
 ip link add "$CNI_BRIDGE" type bridge
 ip addr add "$NODE_IP/${POD_SUBNET#*/}" dev "$CNI_BRIDGE"
 ip link set "$CNI_BRIDGE" up
-for h in /sys/fs/cgroup/*/; do
-  [ -f "$h/cgroup.procs" ] || continue
-  d="$h${CGROUP_ROOT#/}"
-  [ -d "$d" ] || mkdir "$d"
-  if [ -f "$d/cpuset.cpus" ] && [ -z "$(cat "$d/cpuset.cpus")" ]; then
-    cat "$h/cpuset.cpus" > "$d/cpuset.cpus"
-    cat "$h/cpuset.mems" > "$d/cpuset.mems"
-  fi
-done
+make_cgroup_root
 
 # --- the kubelet it is given ----------------------------------------------------------------
 # The base KubeletConfiguration: upstream's test/e2e_node/jenkins/default-kubelet-config.yaml
