@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the test images that upstream's node e2e suite (test/e2e_node) uses,
 # under the exact names of the release's test/utils/image/manifest.go, as
-# image tarballs in _output/e2e-node/images/ (hack/e2e-node.sh imports them
+# image tarballs in _output/vX.Y.Z/e2e-node/images/ (hack/e2e-node.sh imports them
 # into its containerd). No registry is reachable here, so nothing is pulled:
 #
 #   agnhost   the agnhost binary built from the work tree (entrypoint /agnhost,
