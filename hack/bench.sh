@@ -92,7 +92,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)),"
   echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
   echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
-  echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || echo 0) Go compiler processes of other builds were running."
+  echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || true) Go compiler processes of other builds were running."
 } > "$work/meta.md"
 
 samples="$work/samples.jsonl"
@@ -119,10 +119,15 @@ gobench_args=()
 if [ "${BENCH_GO:-1}" != 0 ]; then
   up_tree="$BUILD_DIR/upstream/kubernetes"
   [ -d "$up_tree" ] || "$ROOT/hack/build-kubelet-upstream.sh"
-  # The benchmark is in the series' test patch; the pristine tree gets the
-  # same function in a file of its own while its test binary is built.
+  # The benchmark is in the series' test patch, with the two helpers it
+  # takes from the minor's harness seam; the pristine tree gets the same
+  # functions in a file of its own while its test binary is built.
   src="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_test.go"
+  seam="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_harness_test.go"
   grep -q '^func BenchmarkComputePodActions' "$src" || die "no BenchmarkComputePodActions in $src"
+  for f in newBenchmarkRuntimeManager initializeActuatedPod; do
+    grep -q "^func $f(" "$seam" || die "no $f in $seam"
+  done
   gobench_file="$up_tree/pkg/kubelet/kuberuntime/zz_bench_computepodactions_test.go"
   {
     sed -n '1,/^\*\/$/p' "$src"
@@ -136,12 +141,17 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	proberesults "k8s.io/kubernetes/pkg/kubelet/prober/results"
 )
 
 EOF
     sed -n '/^\/\/ BenchmarkComputePodActions/,/^}/p' "$src"
+    echo
+    sed -n '/^\/\/ newBenchmarkRuntimeManager/,/^}/p' "$seam"
+    echo
+    sed -n '/^\/\/ initializeActuatedPod/,/^}/p' "$seam"
   } > "$gobench_file"
   log "building the computePodActions benchmark of both trees"
   (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -o "$work/kuberuntime-patched.test" k8s.io/kubernetes/pkg/kubelet/kuberuntime)
