@@ -18,7 +18,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-images_dir="$BUILD_DIR/e2e-node/images"
+images_dir="$E2E_NODE_IMAGES_DIR"
 manifest="$TREE/test/utils/image/manifest.go"
 [ -f "$manifest" ] || die "no $manifest: run make kubelet first"
 

@@ -12,7 +12,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ -f "$BUILD_DIR/go.mod" ] && [ -d "$TREE/.git" ] || die "no build module at $BUILD_DIR: run make kubelet first"
-bin="$BUILD_DIR/e2e-node/bin"
+bin="$E2E_NODE_BIN_DIR"
 mkdir -p "$bin"
 ginkgo_version="$(awk '$1 == "github.com/onsi/ginkgo/v2" {print $2; exit}' "$TREE/go.mod")"
 [ -n "$ginkgo_version" ] || die "no github.com/onsi/ginkgo/v2 in $TREE/go.mod"

@@ -48,9 +48,9 @@ CGROUP_ROOT="/sidecar-kubelet-e2e-node"
 CNI_BRIDGE="cni-ske2e0"
 POD_SUBNET="${E2E_NODE_POD_SUBNET:-10.199.0.0/16}"
 NODE_IP="${POD_SUBNET%.*/*}.1" # the bridge's (the pods' gateway) and the node's address
-# The builds are per release (hack/build-e2e-node*.sh); the run dirs are not.
-E2E_BIN="$BUILD_DIR/e2e-node/bin"
-E2E_IMAGES="$BUILD_DIR/e2e-node/images"
+# The builds are per release (hack/lib.sh); the run dirs are not.
+E2E_BIN="$E2E_NODE_BIN_DIR"
+E2E_IMAGES="$E2E_NODE_IMAGES_DIR"
 CTRD_BIN="$E2E_DIR/containerd-bin" # our own copies: their paths tell our shims from the cluster's
 
 KUBELET="${KUBELET:-patched}"

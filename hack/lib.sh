@@ -68,6 +68,10 @@ TREE="$BUILD_DIR/kubernetes"
 # and the local cluster runs one release throughout. BIN_DIR holds the tools
 # that do not depend on the release (containerd, hack/tools).
 K8S_BIN_DIR="$BUILD_DIR/bin"
+# Upstream's node e2e suite of this release (e2e_node.test, ginkgo) and its
+# test images, built by hack/build-e2e-node*.sh for hack/e2e-node.sh.
+E2E_NODE_BIN_DIR="$BUILD_DIR/e2e-node/bin"
+E2E_NODE_IMAGES_DIR="$BUILD_DIR/e2e-node/images"
 BIN_DIR="$OUTPUT/bin"
 
 OWN_MODULE="github.com/sidecar-kubelet/sidecar-kubelet"
