@@ -74,9 +74,11 @@ KUBELET_ROOT="$CLUSTER_DIR/kubelet"
 # The kubelet binary the cluster runs: KUBELET_BIN=path (e.g.
 # _output/vX.Y.Z/bin/kubelet-upstream, for make kubelet-restart) overrides it.
 KUBELET_BIN="${KUBELET_BIN:-$K8S_BIN_DIR/kubelet}"
-# The local cluster's node shares its disk with builds, and nothing can pull
-# an image back: the kubelet's default hard eviction (imagefs.available<15%)
-# tainted the node with disk-pressure on a 252 GB disk with 40 GB free, and
+# The local cluster's node and the node e2e kubelet share their disk with
+# builds, and nothing can pull an image back: the kubelet's default hard
+# eviction (imagefs.available<15%) tainted the node with disk-pressure on a
+# 252 GB disk with 40 GB free, upstream's node e2e config (nodefs.available<10%)
+# evicted the suite's pods when the disk reached 91%, and
 # image garbage collection (from 85% used) would remove the imported test
 # images. So, by default, evict only when the disk is really nearly full, and
 # collect no images. Set either to empty for the kubelet's own defaults.
@@ -309,6 +311,32 @@ kubelet_knows_ordering_gate() {
   [ "$_ordering_gate_known" = 1 ]
 }
 
+# kubelet_disk_policy prints the KubeletConfiguration lines for hard eviction
+# and image garbage collection, for the local cluster's kubelet and the node
+# e2e kubelet alike: both share this machine's disk with builds, and neither
+# can pull an image back (see KUBELET_EVICTION_HARD above).
+kubelet_disk_policy() {
+  # KUBELET_EVICTION_HARD="signal<value,..." sets the hard eviction thresholds.
+  if [ -n "${KUBELET_EVICTION_HARD:-}" ]; then
+    local item
+    local -a items
+    IFS=',' read -r -a items <<< "$KUBELET_EVICTION_HARD"
+    echo "evictionHard:"
+    for item in "${items[@]}"; do
+      [[ "$item" =~ ^([a-z.]+)\<([0-9]+(%|Mi|Gi)?)$ ]] || die "KUBELET_EVICTION_HARD: '$item' is not signal<value"
+      echo "  ${BASH_REMATCH[1]}: \"${BASH_REMATCH[2]}\""
+    done
+  fi
+  # KUBELET_IMAGE_GC_HIGH=N (percent of disk use) sets when image garbage
+  # collection starts (default 85); 100 turns it off, so that the images
+  # imported from _output/images (no registry to pull them again) stay.
+  if [ -n "${KUBELET_IMAGE_GC_HIGH:-}" ]; then
+    [[ "$KUBELET_IMAGE_GC_HIGH" =~ ^([1-9][0-9]?|100)$ ]] || die "KUBELET_IMAGE_GC_HIGH must be a percentage 1-100"
+    printf 'imageGCHighThresholdPercent: %s\nimageGCLowThresholdPercent: %s\n' \
+      "$KUBELET_IMAGE_GC_HIGH" "$((KUBELET_IMAGE_GC_HIGH - 1))"
+  fi
+}
+
 # write_kubelet_config writes $CONF_DIR/kubelet.yaml.
 write_kubelet_config() {
   local gates
@@ -341,27 +369,7 @@ clusterDomain: cluster.local
 featureGates:
 $gates
 EOF
-  # KUBELET_EVICTION_HARD="signal<value,..." overrides the kubelet's hard
-  # eviction thresholds (a busy shared disk at 85% trips the default
-  # imagefs.available<15% and taints the node).
-  if [ -n "${KUBELET_EVICTION_HARD:-}" ]; then
-    local item
-    local -a items
-    IFS=',' read -r -a items <<< "$KUBELET_EVICTION_HARD"
-    echo "evictionHard:" >> "$CONF_DIR/kubelet.yaml.tmp"
-    for item in "${items[@]}"; do
-      [[ "$item" =~ ^([a-z.]+)\<([0-9]+(%|Mi|Gi)?)$ ]] || die "KUBELET_EVICTION_HARD: '$item' is not signal<value"
-      echo "  ${BASH_REMATCH[1]}: \"${BASH_REMATCH[2]}\"" >> "$CONF_DIR/kubelet.yaml.tmp"
-    done
-  fi
-  # KUBELET_IMAGE_GC_HIGH=N (percent of disk use) sets when image garbage
-  # collection starts (default 85); 100 turns it off, so that the images
-  # imported from _output/images (no registry to pull them again) stay.
-  if [ -n "${KUBELET_IMAGE_GC_HIGH:-}" ]; then
-    [[ "$KUBELET_IMAGE_GC_HIGH" =~ ^([1-9][0-9]?|100)$ ]] || die "KUBELET_IMAGE_GC_HIGH must be a percentage 1-100"
-    printf 'imageGCHighThresholdPercent: %s\nimageGCLowThresholdPercent: %s\n' \
-      "$KUBELET_IMAGE_GC_HIGH" "$((KUBELET_IMAGE_GC_HIGH - 1))" >> "$CONF_DIR/kubelet.yaml.tmp"
-  fi
+  kubelet_disk_policy >> "$CONF_DIR/kubelet.yaml.tmp"
   mv "$CONF_DIR/kubelet.yaml.tmp" "$CONF_DIR/kubelet.yaml"
 }
 
