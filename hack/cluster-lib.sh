@@ -84,6 +84,10 @@ KUBELET_BIN="${KUBELET_BIN:-$K8S_BIN_DIR/kubelet}"
 # collect no images. Set either to empty for the kubelet's own defaults.
 KUBELET_EVICTION_HARD="${KUBELET_EVICTION_HARD-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
 KUBELET_IMAGE_GC_HIGH="${KUBELET_IMAGE_GC_HIGH-100}"
+# KUBELET_VERBOSITY=N is the kubelet's --v (4 shows every pod sync and the
+# actions computePodActions chose).
+KUBELET_VERBOSITY="${KUBELET_VERBOSITY:-2}"
+[[ "$KUBELET_VERBOSITY" =~ ^[0-9]+$ ]] || die "KUBELET_VERBOSITY must be a number, not '$KUBELET_VERBOSITY'"
 
 KUBECTL="$K8S_BIN_DIR/kubectl"
 
@@ -379,7 +383,7 @@ kubelet_cmd() {
     --config="$CONF_DIR/kubelet.yaml" \
     --kubeconfig="$CONF_DIR/kubelet.kubeconfig" \
     --root-dir="$KUBELET_ROOT" \
-    --v=2
+    --v="$KUBELET_VERBOSITY"
 }
 
 # fingerprint FILE... prints a digest of the given command words and, for each

@@ -49,6 +49,13 @@ type Layout struct {
 // HasSidecars reports whether the pod has annotated sidecars.
 func (l Layout) HasSidecars() bool { return len(l.Sidecars) > 0 }
 
+// StartWaitsOnProbes reports whether a container of the pod may wait for
+// another's probe to succeed before it starts: the app containers wait for
+// the annotated sidecars, and with wait-ready each container waits for the
+// readiness of the native sidecars before it. Upstream waits on probes only
+// for native sidecars' startup probes, and a zero Layout keeps that as is.
+func (l Layout) StartWaitsOnProbes() bool { return l.HasSidecars() || l.WaitReady }
+
 // IsSidecar reports whether the entry of spec.containers with this name is
 // an annotated sidecar.
 func (l Layout) IsSidecar(name string) bool { return slices.Contains(l.Sidecars, name) }

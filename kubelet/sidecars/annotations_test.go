@@ -281,11 +281,12 @@ func TestParseAnnotations(t *testing.T) {
 	}
 }
 
-func TestLayoutIsSidecar(t *testing.T) {
+func TestLayoutPredicates(t *testing.T) {
 	testCases := []struct {
 		name            string
 		layout          Layout
 		wantHasSidecars bool
+		wantStartWaits  bool
 		// wantSidecar maps container names to the expected IsSidecar.
 		wantSidecar map[string]bool
 	}{
@@ -299,19 +300,31 @@ func TestLayoutIsSidecar(t *testing.T) {
 			name:            "wait-ready only",
 			layout:          Layout{WaitReady: true},
 			wantHasSidecars: false,
+			wantStartWaits:  true,
 			wantSidecar:     map[string]bool{"app": false, "native": false},
 		},
 		{
 			name:            "two sidecars",
 			layout:          Layout{Sidecars: []string{"a", "b"}},
 			wantHasSidecars: true,
+			wantStartWaits:  true,
 			wantSidecar:     map[string]bool{"a": true, "b": true, "app": false, "native": false, "": false, "A": false},
+		},
+		{
+			name:            "a sidecar and wait-ready",
+			layout:          Layout{Sidecars: []string{"a"}, WaitReady: true},
+			wantHasSidecars: true,
+			wantStartWaits:  true,
+			wantSidecar:     map[string]bool{"a": true, "app": false, "native": false},
 		},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.layout.HasSidecars(); got != tc.wantHasSidecars {
 				t.Errorf("HasSidecars() = %v, want %v", got, tc.wantHasSidecars)
+			}
+			if got := tc.layout.StartWaitsOnProbes(); got != tc.wantStartWaits {
+				t.Errorf("StartWaitsOnProbes() = %v, want %v", got, tc.wantStartWaits)
 			}
 			got := map[string]bool{}
 			for name := range tc.wantSidecar {
