@@ -18,8 +18,10 @@ package main
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,8 +70,20 @@ const (
 	doneFile   = "/shared/done"
 	sidecarDly = "200ms" // sidecars turn ready this long after they start
 	appDrain   = "300ms" // the app drains this long on SIGTERM
-	jobRunTime = "1s"    // the Job app exits 0 this long after it starts
 )
+
+// JobRunTime is how long the Job app of the pod with this name runs before
+// it exits 0: one second plus 0 to 999 ms, spread evenly by the pod's name.
+// The kubelet sees an exit at its next relist (once a second), and what
+// follows is paced by the relists after it. A fixed run time put every exit
+// of a way at the same phase of that second, since the app starts in a sync
+// that follows a relist or a probe: b came out in two clusters 1 s apart,
+// one per way, as if the ways differed. Real apps exit at any phase.
+func JobRunTime(podName string) time.Duration {
+	h := fnv.New32a()
+	h.Write([]byte(podName))
+	return time.Second + time.Duration(h.Sum32()%1000)*time.Millisecond
+}
 
 func sidecarName(i int) string { return fmt.Sprintf("sc%d", i) }
 
@@ -93,7 +107,7 @@ func httpProbe(port int) *v1.Probe {
 // PodFor builds the pod of a way: n sidecars sc1..scn (each a testserver
 // ready 200 ms after it starts, on port 8081+i) and one app container
 // "app", a service (runs until deleted, drains 300 ms on SIGTERM) or a Job
-// app (exits 0 one second after it starts).
+// app (exits 0 JobRunTime after it starts).
 func PodFor(w Way, kind string, n int, name string) *v1.Pod {
 	pod := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"bench.sidecar-kubelet.io": "true"}},
@@ -110,7 +124,7 @@ func PodFor(w Way, kind string, n int, name string) *v1.Pod {
 	}
 	if kind == KindJob {
 		pod.Spec.RestartPolicy = v1.RestartPolicyNever
-		app.Env = append(app.Env, envs("EXIT_AFTER", jobRunTime, "EXIT_CODE", "0")...)
+		app.Env = append(app.Env, envs("EXIT_AFTER", JobRunTime(name).String(), "EXIT_CODE", "0")...)
 		if w.Style == "none" {
 			n = 0 // a Job pod with plain extra containers would never finish
 		}

@@ -18,6 +18,7 @@ package main
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -322,5 +323,41 @@ func TestPodFor(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestJobRunTime(t *testing.T) {
+	// Between 1 and 2 s, the same for the same pod, and spread over the
+	// second: every 100 ms tenth gets some of 1000 pod names.
+	tenths := map[int]int{}
+	for i := 0; i < 1000; i++ {
+		name := fmt.Sprintf("w%d-job1-r%d-%x", i%7, i/7, 0x3be54)
+		d := JobRunTime(name)
+		if d < time.Second || d >= 2*time.Second {
+			t.Fatalf("JobRunTime(%q) = %v, want [1s, 2s)", name, d)
+		}
+		if again := JobRunTime(name); again != d {
+			t.Fatalf("JobRunTime(%q) = %v, then %v", name, d, again)
+		}
+		tenths[int((d-time.Second)/(100*time.Millisecond))]++
+	}
+	for tenth := 0; tenth < 10; tenth++ {
+		if tenths[tenth] < 50 {
+			t.Errorf("%d of 1000 run times in [1.%ds, 1.%ds), want at least 50: %v", tenths[tenth], tenth, tenth+1, tenths)
+		}
+	}
+
+	w, _ := WayByName("fork/annotated")
+	p := PodFor(w, KindJob, 1, "w0-job1-r0-1")
+	var exitAfter string
+	for _, c := range p.Spec.Containers {
+		for _, e := range c.Env {
+			if c.Name == "app" && e.Name == "EXIT_AFTER" {
+				exitAfter = e.Value
+			}
+		}
+	}
+	if want := JobRunTime("w0-job1-r0-1").String(); exitAfter != want {
+		t.Errorf("the Job app's EXIT_AFTER is %q, want %q", exitAfter, want)
 	}
 }
