@@ -13,10 +13,11 @@
 #   5. bench report: report.md, samples.json, timeline-*.svg
 #
 # Env:
-#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: 15
-#                    minutes with the Go benchmark on 2 cores at load 23;
-#                    each repeat runs a Job pod and service pods with 1, 3
-#                    and 5 sidecars)
+#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: about
+#                    7 minutes with the Go benchmark on the quiet 2-core
+#                    machine, n = 2 for b, d and e; 8: about 25 minutes, the
+#                    README's figures; each repeat runs a Job pod and
+#                    service pods with 1, 3 and 5 sidecars)
 #   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
