@@ -13,8 +13,8 @@
 #   5. bench report: report.md, samples.json, timeline-*.svg
 #
 # Env:
-#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: about
-#                    7 minutes with the Go benchmark on the quiet 2-core
+#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: 6 to 7
+#                    minutes with the Go benchmark on the quiet 2-core
 #                    machine, n = 2 for b, d and e; 8: about 25 minutes, the
 #                    README's figures; each repeat runs a Job pod and
 #                    service pods with 1, 3 and 5 sidecars)
