@@ -66,7 +66,7 @@ done
 
 fork_kubelet="$K8S_BIN_DIR/kubelet"
 upstream_kubelet="$K8S_BIN_DIR/kubelet-upstream"
-eviction="${BENCH_EVICTION_HARD:-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
+eviction="${BENCH_EVICTION_HARD:-$SHARED_DISK_EVICTION_HARD}"
 restart_kubelet() { # BINARY
   log "running the kubelet $("$1" --version | cut -d' ' -f2)"
   KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||

@@ -82,7 +82,8 @@ KUBELET_BIN="${KUBELET_BIN:-$K8S_BIN_DIR/kubelet}"
 # image garbage collection (from 85% used) would remove the imported test
 # images. So, by default, evict only when the disk is really nearly full, and
 # collect no images. Set either to empty for the kubelet's own defaults.
-KUBELET_EVICTION_HARD="${KUBELET_EVICTION_HARD-memory.available<100Mi,nodefs.available<2%,imagefs.available<2%}"
+SHARED_DISK_EVICTION_HARD="memory.available<100Mi,nodefs.available<2%,imagefs.available<2%"
+KUBELET_EVICTION_HARD="${KUBELET_EVICTION_HARD-$SHARED_DISK_EVICTION_HARD}"
 KUBELET_IMAGE_GC_HIGH="${KUBELET_IMAGE_GC_HIGH-100}"
 # KUBELET_VERBOSITY=N is the kubelet's --v (4 shows every pod sync and the
 # actions computePodActions chose).
