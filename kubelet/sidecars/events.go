@@ -40,6 +40,10 @@ const (
 	// WaitingReasonSidecarsNotReady is the waiting reason of app containers
 	// held for their sidecars, shown in the pod status.
 	WaitingReasonSidecarsNotReady = "SidecarsNotReady"
+	// WaitingReasonSidecarRestarting is the waiting reason of an annotated
+	// sidecar that exited and that the kubelet restarts whatever the pod's
+	// restartPolicy, until the restart (or its crash-loop back-off) shows.
+	WaitingReasonSidecarRestarting = "SidecarRestarting"
 )
 
 // EventLatch remembers which events were recorded for which pod, so that each

@@ -21,22 +21,30 @@ import (
 	"time"
 )
 
-// ContainerStatus is what PlanStart knows of one entry of spec.containers in
-// the pod's current sandbox. It is derived afresh from the runtime and the
-// prober in every sync, so a restarted kubelet decides the same.
+// ContainerStatus is what PlanStart knows of one entry of spec.containers.
+// It is derived afresh from the runtime and the prober in every sync, so a
+// restarted kubelet decides the same.
 type ContainerStatus struct {
 	Name string
-	// Created: a container exists for this entry in the current sandbox, in
-	// any state.
+	// Created: a container exists for this entry in the pod's current
+	// sandbox, in any state.
 	Created bool
 	// Running: that container is running.
 	Running bool
 	// Ready, for a sidecar, as IsReady says.
 	Ready bool
+	// Exited: the entry's latest container, in any sandbox of the pod, has
+	// exited. A pod whose sandbox was recreated keeps the exits of the
+	// sandboxes before (SPEC rule 18).
+	Exited bool
 	// WillRestart: upstream would (re)start this entry if it is not running
 	// (the kubelet's ShouldContainerBeRestarted: restart policy, exit code,
 	// container restart rules, pod deletion).
 	WillRestart bool
+	// Killed: the sync kills the running container (a failed liveness or
+	// startup probe); upstream starts it again only if the pod's
+	// restartPolicy allows.
+	Killed bool
 	// StartedAt is when the running container started.
 	StartedAt time.Time
 }
@@ -69,13 +77,15 @@ type StartPlan struct {
 // lists the containers upstream's kubelet would start now. terminating is
 // true once the pod is being deleted.
 //
-// The rules (SPEC "Startup", "Running", "Completion"):
+// The rules (SPEC "Startup", "Running", "Completion", rule 18):
 //   - while no app container has been created in this sandbox, the sidecars
 //     start one at a time in annotation order, each once the previous one is
-//     ready, and the app containers wait until every sidecar is ready;
-//   - a sidecar that is not running is (re)started, whatever the pod's
-//     restartPolicy, while the pod is not terminating and its app containers
-//     are not done; the kubelet's crash-loop back-off applies;
+//     ready, and the app containers wait until every sidecar is ready; app
+//     containers that completed in an earlier sandbox stay completed;
+//   - a sidecar that is not running, or that the sync kills for a failed
+//     probe, is (re)started, whatever the pod's restartPolicy, while the pod
+//     is not terminating and its app containers are not done; the kubelet's
+//     crash-loop back-off applies;
 //   - once app containers exist, a sidecar that turns not-ready holds nobody;
 //   - when every app container has exited for good, nothing starts.
 func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, terminating bool) StartPlan {
@@ -118,8 +128,10 @@ func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, termina
 		switch {
 		case s.Running:
 			// Upstream restarts a running sidecar only to replace it
-			// (liveness, startup probe, changed spec): keep that.
-			if upstreamStarts {
+			// (liveness, startup probe, changed spec): keep that, and
+			// replace one killed by its probe under restartPolicy Never
+			// too, as a sidecar that exits is (SPEC rule 5).
+			if upstreamStarts || (s.Killed && !terminating) {
 				plan.Start = append(plan.Start, s.Name)
 			}
 		case !mayStart:
@@ -147,11 +159,11 @@ func (l Layout) RestartsSidecars(statuses []ContainerStatus, terminating bool) b
 	return len(l.Sidecars) > 0 && !terminating && !l.appsDone(statuses)
 }
 
-// appsDone reports whether every app container has exited and will not be
-// restarted.
+// appsDone reports whether every app container has exited, in this
+// sandbox or an earlier one, and will not be restarted.
 func (l Layout) appsDone(statuses []ContainerStatus) bool {
 	for _, s := range statuses {
-		if !l.IsSidecar(s.Name) && (!s.Created || s.Running || s.WillRestart) {
+		if !l.IsSidecar(s.Name) && (!s.Exited || s.Running || s.WillRestart) {
 			return false
 		}
 	}

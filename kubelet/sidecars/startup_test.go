@@ -46,7 +46,21 @@ func ready(name string, startedAt time.Time) ContainerStatus {
 // exited is a container that has exited; willRestart says whether upstream
 // would restart it.
 func exited(name string, willRestart bool) ContainerStatus {
-	return ContainerStatus{Name: name, Created: true, WillRestart: willRestart}
+	return ContainerStatus{Name: name, Created: true, Exited: true, WillRestart: willRestart}
+}
+
+// exitedEarlier is an entry whose latest container exited in an earlier
+// sandbox of the pod, and has none in the current one.
+func exitedEarlier(name string, willRestart bool) ContainerStatus {
+	return ContainerStatus{Name: name, Exited: true, WillRestart: willRestart}
+}
+
+// probeKilled is a running container that the sync kills for a failed
+// liveness or startup probe, and that upstream would not start again.
+func probeKilled(name string, startedAt time.Time) ContainerStatus {
+	s := running(name, startedAt)
+	s.Killed = true
+	return s
 }
 
 func TestPlanStart(t *testing.T) {
@@ -348,6 +362,91 @@ func TestPlanStart(t *testing.T) {
 			},
 		},
 		{
+			name:     "sidecar killed by its startup probe before ready under Never: restarted, the app still waits (SPEC rule 5)",
+			layout:   layout,
+			statuses: []ContainerStatus{probeKilled("a", t0), pending("b"), pending("app")},
+			upstream: []string{"b", "app"},
+			want: StartPlan{
+				Start:     []string{"a"},
+				Held:      []string{"app"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:     "sidecar killed by its liveness probe while the app runs under Never: restarted (SPEC rule 7)",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), probeKilled("b", t0), running("app", t0)},
+			upstream: nil,
+			want: StartPlan{
+				Start: []string{"b"},
+			},
+		},
+		{
+			name:        "sidecar killed by its probe while the pod is terminating: not restarted",
+			layout:      layout,
+			statuses:    []ContainerStatus{ready("a", t0), probeKilled("b", t0), running("app", t0)},
+			upstream:    nil,
+			terminating: true,
+			want:        StartPlan{},
+		},
+		{
+			name:     "sidecar killed by its probe after the apps are done: done, nothing starts",
+			layout:   layout,
+			statuses: []ContainerStatus{ready("a", t0), probeKilled("b", t0), exited("app", false)},
+			upstream: nil,
+			want: StartPlan{
+				AppsDone: true,
+			},
+		},
+		{
+			name:   "new sandbox: an app that completed in the old one stays done, the one to rerun waits for the sidecars (SPEC rule 18)",
+			layout: layout,
+			statuses: []ContainerStatus{
+				pending("a"), pending("b"), exitedEarlier("app1", false), exitedEarlier("app2", true),
+			},
+			upstream: []string{"a", "b", "app2"},
+			want: StartPlan{
+				Start:     []string{"a"},
+				Held:      []string{"app2"},
+				WaitingOn: "a",
+			},
+		},
+		{
+			name:   "new sandbox, sidecars ready: only the app to rerun starts",
+			layout: layout,
+			statuses: []ContainerStatus{
+				ready("a", t0), ready("b", t0), exitedEarlier("app1", false), exitedEarlier("app2", true),
+			},
+			upstream: []string{"app2"},
+			want: StartPlan{
+				Start:             []string{"app2"},
+				Released:          true,
+				SidecarsStartedAt: t0,
+			},
+		},
+		{
+			name:   "new sandbox, the rerun app done too: the pod is done (SPEC rule 18)",
+			layout: layout,
+			statuses: []ContainerStatus{
+				ready("a", t0), ready("b", t0), exitedEarlier("app1", false), exited("app2", false),
+			},
+			upstream: nil,
+			want: StartPlan{
+				AppsDone: true,
+			},
+		},
+		{
+			name:   "new sandbox for a pod whose apps had all completed: done, nothing starts",
+			layout: layout,
+			statuses: []ContainerStatus{
+				pending("a"), pending("b"), exitedEarlier("app1", false), exitedEarlier("app2", false),
+			},
+			upstream: []string{"a", "b"},
+			want: StartPlan{
+				AppsDone: true,
+			},
+		},
+		{
 			name:     "nothing for upstream to start and nothing held: no WaitingOn",
 			layout:   layout,
 			statuses: []ContainerStatus{running("a", t0), pending("b"), pending("app")},
@@ -412,6 +511,18 @@ func TestRestartsSidecars(t *testing.T) {
 			statuses:    []ContainerStatus{exited("a", false), ready("b", t0), running("app", t0)},
 			terminating: true,
 			want:        false,
+		},
+		{
+			name:     "every app exited for good, one in an earlier sandbox: no restart (SPEC rule 18)",
+			layout:   layout,
+			statuses: []ContainerStatus{pending("a"), pending("b"), exitedEarlier("app1", false), exited("app2", false)},
+			want:     false,
+		},
+		{
+			name:     "an app to rerun in the new sandbox: restarts",
+			layout:   layout,
+			statuses: []ContainerStatus{pending("a"), pending("b"), exitedEarlier("app1", false), exitedEarlier("app2", true)},
+			want:     true,
 		},
 		{
 			name:     "no sidecars: nothing to restart",
