@@ -156,3 +156,64 @@ func hasAnnotations(pod *v1.Pod) bool {
 	_, waitReady := pod.Annotations[WaitReadyAnnotation]
 	return sidecars || waitReady
 }
+
+// StartedWith returns the pod as the kubelet runs it: carrying the sidecar
+// annotations that its sandbox was created with, which the container
+// runtime keeps with the sandbox, rather than those it carries now. Which
+// containers are sidecars, and wait-ready, are fixed for a running pod
+// (SPEC rule 19): a later change of the annotations changes nothing, and a
+// restarted kubelet reads the same values from the runtime. A pod without a
+// sandbox yet (hasSandbox false) is returned as it is.
+//
+// changed reports that the pod's annotations differ from the started ones;
+// the returned pod is then a shallow copy with its own annotations, and pod
+// itself is never modified. A pod without sidecar annotations, now or when
+// it started, costs four map lookups.
+func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox bool) (started *v1.Pod, changed bool) {
+	if pod == nil || !hasSandbox {
+		return pod, false
+	}
+	keys := []string{SidecarsAnnotation, WaitReadyAnnotation}
+	for _, key := range keys {
+		now, inPod := pod.Annotations[key]
+		then, inSandbox := sandboxAnnotations[key]
+		changed = changed || inPod != inSandbox || now != then
+	}
+	if !changed {
+		return pod, false
+	}
+	copied := *pod
+	copied.Annotations = make(map[string]string, len(pod.Annotations))
+	for k, v := range pod.Annotations {
+		copied.Annotations[k] = v
+	}
+	for _, key := range keys {
+		if then, inSandbox := sandboxAnnotations[key]; inSandbox {
+			copied.Annotations[key] = then
+		} else {
+			delete(copied.Annotations, key)
+		}
+	}
+	return &copied, true
+}
+
+// DescribeChange says how the pod's sidecar annotations differ from those
+// it started with, for the SidecarAnnotationChanged event: each changed
+// annotation with its value then and now.
+func DescribeChange(started, now *v1.Pod) string {
+	var parts []string
+	for _, key := range []string{SidecarsAnnotation, WaitReadyAnnotation} {
+		then, hadIt := started.Annotations[key]
+		value, hasIt := now.Annotations[key]
+		switch {
+		case hadIt == hasIt && then == value:
+		case !hadIt:
+			parts = append(parts, fmt.Sprintf("%s=%q added", key, value))
+		case !hasIt:
+			parts = append(parts, fmt.Sprintf("%s=%q removed", key, then))
+		default:
+			parts = append(parts, fmt.Sprintf("%s changed from %q to %q", key, then, value))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

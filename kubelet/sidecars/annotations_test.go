@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -373,6 +374,101 @@ func TestLayoutFor(t *testing.T) {
 			}
 			if asked != tc.wantAsked {
 				t.Errorf("gate asked = %v, want %v", asked, tc.wantAsked)
+			}
+		})
+	}
+}
+
+func TestStartedWith(t *testing.T) {
+	pod := func(annotations map[string]string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: annotations}}
+	}
+	testCases := []struct {
+		name        string
+		pod         map[string]string
+		sandbox     map[string]string
+		hasSandbox  bool
+		want        map[string]string
+		wantChanged bool
+		wantChange  string
+	}{
+		{
+			name: "no sandbox yet: the pod as it is",
+			pod:  map[string]string{SidecarsAnnotation: "a"},
+			want: map[string]string{SidecarsAnnotation: "a"},
+		},
+		{
+			name:       "no annotations, then or now",
+			pod:        map[string]string{"other": "x"},
+			sandbox:    map[string]string{"other": "y"},
+			hasSandbox: true,
+			want:       map[string]string{"other": "x"},
+		},
+		{
+			name:       "unchanged",
+			pod:        map[string]string{SidecarsAnnotation: "a,b", WaitReadyAnnotation: "true"},
+			sandbox:    map[string]string{SidecarsAnnotation: "a,b", WaitReadyAnnotation: "true"},
+			hasSandbox: true,
+			want:       map[string]string{SidecarsAnnotation: "a,b", WaitReadyAnnotation: "true"},
+		},
+		{
+			name:        "added to a running pod: removed again",
+			pod:         map[string]string{SidecarsAnnotation: "a", "other": "x"},
+			sandbox:     map[string]string{"other": "x"},
+			hasSandbox:  true,
+			want:        map[string]string{"other": "x"},
+			wantChanged: true,
+			wantChange:  `sidecar-kubelet.io/sidecars="a" added`,
+		},
+		{
+			name:        "removed from a running pod: put back",
+			pod:         map[string]string{},
+			sandbox:     map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "true"},
+			hasSandbox:  true,
+			want:        map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "true"},
+			wantChanged: true,
+			wantChange:  `sidecar-kubelet.io/sidecars="a" removed, sidecar-kubelet.io/wait-ready="true" removed`,
+		},
+		{
+			name:        "changed: the started value",
+			pod:         map[string]string{SidecarsAnnotation: "b,a"},
+			sandbox:     map[string]string{SidecarsAnnotation: "a,b"},
+			hasSandbox:  true,
+			want:        map[string]string{SidecarsAnnotation: "a,b"},
+			wantChanged: true,
+			wantChange:  `sidecar-kubelet.io/sidecars changed from "a,b" to "b,a"`,
+		},
+		{
+			name:        "a sandbox without annotations at all",
+			pod:         map[string]string{WaitReadyAnnotation: "true"},
+			sandbox:     nil,
+			hasSandbox:  true,
+			want:        map[string]string{},
+			wantChanged: true,
+			wantChange:  `sidecar-kubelet.io/wait-ready="true" added`,
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pod(tc.pod)
+			before := p.DeepCopy()
+			got, changed := StartedWith(p, tc.sandbox, tc.hasSandbox)
+			if changed != tc.wantChanged {
+				t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
+			}
+			if diff := cmp.Diff(tc.want, got.Annotations, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("started annotations mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, p); diff != "" {
+				t.Errorf("the pod was modified (-before +after):\n%s", diff)
+			}
+			if !changed && got != p {
+				t.Errorf("an unchanged pod must be returned as it is, not copied")
+			}
+			if changed {
+				if diff := cmp.Diff(tc.wantChange, DescribeChange(got, p)); diff != "" {
+					t.Errorf("DescribeChange mismatch (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}

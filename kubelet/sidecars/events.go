@@ -36,6 +36,9 @@ const (
 	// ReasonInvalidSidecarAnnotation (Warning): the annotations are
 	// malformed; the pod runs with upstream behaviour.
 	ReasonInvalidSidecarAnnotation = "InvalidSidecarAnnotation"
+	// ReasonSidecarAnnotationChanged (Warning): the sidecar annotations of a
+	// running pod changed; the kubelet keeps those the pod started with.
+	ReasonSidecarAnnotationChanged = "SidecarAnnotationChanged"
 
 	// WaitingReasonSidecarsNotReady is the waiting reason of app containers
 	// held for their sidecars, shown in the pod status.
