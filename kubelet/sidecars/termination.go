@@ -66,6 +66,20 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 	return order
 }
 
+// Deadline is the one deadline of a pod's termination (SPEC rule 13): the
+// start of this termination plus the grace period, or the pod's
+// deletionTimestamp when that is earlier. The API server moves the
+// deletionTimestamp earlier when a later delete asks for a shorter grace
+// period, and a restarted kubelet reads the same deletionTimestamp, where
+// it would start the grace period over.
+func Deadline(start time.Time, grace time.Duration, deletionTimestamp *time.Time) time.Time {
+	deadline := start.Add(grace)
+	if deletionTimestamp != nil && deletionTimestamp.Before(deadline) {
+		return *deletionTimestamp
+	}
+	return deadline
+}
+
 // HookSeconds returns the whole seconds a preStop hook may run: what is left
 // until the pod's deadline, rounded down so that no hook runs past it, and
 // never negative.

@@ -212,3 +212,27 @@ func TestDeadlineSeconds(t *testing.T) {
 		})
 	}
 }
+
+func TestDeadline(t *testing.T) {
+	start := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { t := start.Add(d); return &t }
+	testCases := []struct {
+		name              string
+		grace             time.Duration
+		deletionTimestamp *time.Time
+		want              time.Time
+	}{
+		{name: "not deleted (completion, eviction, active deadline): start plus grace", grace: 30 * time.Second, want: start.Add(30 * time.Second)},
+		{name: "deleted just now: its deletionTimestamp, a second-truncated start plus grace", grace: 30 * time.Second, deletionTimestamp: at(29*time.Second + 300*time.Millisecond), want: start.Add(29*time.Second + 300*time.Millisecond)},
+		{name: "deleted again with a shorter grace period: the earlier deletionTimestamp", grace: 60 * time.Second, deletionTimestamp: at(2 * time.Second), want: start.Add(2 * time.Second)},
+		{name: "kubelet restarted mid-termination: the deletionTimestamp, not a new grace period", grace: 30 * time.Second, deletionTimestamp: at(-20 * time.Second), want: start.Add(-20 * time.Second)},
+		{name: "a shorter grace period than the deletionTimestamp leaves (hard eviction): start plus grace", grace: 0, deletionTimestamp: at(30 * time.Second), want: start},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Deadline(start, tc.grace, tc.deletionTimestamp)); diff != "" {
+				t.Errorf("Deadline() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
