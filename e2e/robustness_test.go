@@ -90,6 +90,51 @@ var _ = Describe("Kubelet restart", Serial, Label("kubelet-restart"), func() {
 			if n := len(tl.all(c, "started")); n != 1 {
 				failRule("15", "%s started %d times\ntimeline seen:\n%s", c, n, tl)
 			}
+			// Rule 13: each preStop hook runs at most once, restart or not.
+			if n := len(tl.all(c, "prestop:hook-start")); n != 1 {
+				failRule("13", "%s's preStop hook started %d times across the kubelet restart\ntimeline seen:\n%s", c, n, tl)
+			}
+		}
+	})
+
+	It("[rule 13] keeps the pod's deadline across a kubelet restart in the middle of its termination", func(ctx SpecContext) {
+		const grace = 12
+		c := func(name string, opts ...containerOpt) v1.Container {
+			return server(name, append([]containerOpt{readiness(), env("IGNORE_SIGTERM=true")}, opts...)...)
+		}
+		pod := createPod(ctx, ns, newPod("restart-deadline",
+			held(), gracePeriod(grace),
+			sidecarsAnnotation("proxy"),
+			containers(c("app", preStopHook("10s")), c("proxy"))))
+		running := waitPod(ctx, pod, 2*time.Minute, allRunning)
+		exits := watchExits(ctx, running)
+		if exits == nil {
+			Skip("needs CONTAINER_RUNTIME_ENDPOINT for the containers' exit times")
+		}
+		logs := followLogs(ctx, pod)
+		deleted := deletePod(ctx, pod)
+		// Restart 6 s into the termination, while the app's hook runs: a
+		// kubelet that started the grace period over would stop the pod
+		// 6 s late.
+		logs.waitFor(ctx, first("app", "prestop:hook-start"), time.Minute)
+		time.Sleep(time.Until(deleted.Add(6 * time.Second)))
+		restartKubelet(ctx)
+
+		var end time.Time
+		for _, at := range exits.wait(time.Minute) {
+			if at.After(end) {
+				end = at
+			}
+		}
+		waitTerminated(ctx, pod, time.Minute)
+		tl := logs.wait(ctx, time.Minute)
+		limit := grace*time.Second + 2*time.Second
+		if took := end.Sub(deleted); took > limit+runtimeSlack {
+			failRule("13", "with a kubelet restart 6 s into the termination, the last container exited %v after the deletion, want at most %v (+%v for the runtime): the deadline started over\ntimeline seen:\n%s",
+				took.Round(time.Millisecond), limit, runtimeSlack, tl)
+		}
+		if n := len(tl.all("app", "prestop:hook-start")); n != 1 {
+			failRule("13", "the app's preStop hook started %d times across the kubelet restart\ntimeline seen:\n%s", n, tl)
 		}
 	})
 })
