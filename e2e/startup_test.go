@@ -35,6 +35,16 @@ import (
 // and starting a container takes about 0.1 s here.
 const appStartBound = 3 * time.Second
 
+// readyToStartBound is how soon after its sidecar actually turned ready an
+// app container must start, with the readiness probe's default period of
+// 10 s (rule 3: the kubelet notices the readiness promptly, whatever the
+// period). The fork probes a waited-on sidecar every 50 ms until it is
+// ready, and creating and starting a container takes 0.1 to 0.3 s here;
+// a kubelet that waited for the probe's period would start the app up to
+// 10 s late, 5 s on average. The SPEC's quarter of a second is measured by
+// make bench; this bound leaves room for a loaded CI machine.
+const readyToStartBound = time.Second
+
 var _ = Describe("Startup", func() {
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
@@ -81,6 +91,27 @@ var _ = Describe("Startup", func() {
 		p := getPod(ctx, pod)
 		Expect(status(p, "app").State.Running.StartedAt.Time).To(BeTemporally(">=", status(p, "proxy").State.Running.StartedAt.Time),
 			ruleMsg("3", "app startedAt before the sidecar's"))
+	})
+
+	It("[rule 3] notices the sidecar's readiness promptly, whatever the probe's period", func(ctx SpecContext) {
+		tenSeconds := func(c *v1.Container) {
+			c.ReadinessProbe = httpProbe("/ready", 3)
+			c.ReadinessProbe.PeriodSeconds = 10
+		}
+		pod := createPod(ctx, ns, newPod("default-period",
+			sidecarsAnnotation("proxy"),
+			containers(
+				server("proxy", tenSeconds, env("READY_AFTER=3s")),
+				server("app"),
+			)))
+		waitPod(ctx, pod, 2*time.Minute, allRunning)
+		tl := currentTimeline(ctx, pod, first("app", "started"))
+		ready, started := tl.mustAt("3", first("proxy", "ready")), tl.mustAt("3", first("app", "started"))
+		if d := started.Sub(ready); d < 0 || d > readyToStartBound {
+			failRule("3", "the app started %v after its sidecar turned ready (readiness probe every 10 s), want within %v: the kubelet must not wait for the probe's period\ntimeline seen:\n%s",
+				d, readyToStartBound, tl)
+		}
+		GinkgoWriter.Printf("the app started %v after its sidecar turned ready (probe period 10 s)\n", started.Sub(ready))
 	})
 
 	It("[rule 4] keeps the apps waiting for a never-ready sidecar, with waiting reason SidecarsNotReady and one WaitingForSidecars event", func(ctx SpecContext) {

@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+func TestWaitedOn(t *testing.T) {
+	httpGet := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}
+	tcp := &v1.Probe{ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromInt32(8080)}}}
+	grpc := &v1.Probe{ProbeHandler: v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 8080}}}
+	exec := &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"ready"}}}}
+	pod := &v1.Pod{Spec: v1.PodSpec{
+		InitContainers: []v1.Container{
+			{Name: "native", ReadinessProbe: httpGet, RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
+			{Name: "init", ReadinessProbe: httpGet},
+		},
+		Containers: []v1.Container{
+			{Name: "proxy", ReadinessProbe: httpGet, StartupProbe: tcp},
+			{Name: "started", StartupProbe: grpc},
+			{Name: "exec", ReadinessProbe: exec},
+			{Name: "tcp", ReadinessProbe: tcp},
+			{Name: "app", ReadinessProbe: httpGet},
+		},
+	}}
+	container := func(name string) *v1.Container {
+		for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for i := range cs {
+				if cs[i].Name == name {
+					return &cs[i]
+				}
+			}
+		}
+		t.Fatalf("no container %s", name)
+		return nil
+	}
+	annotated := Layout{Sidecars: []string{"proxy", "started", "exec", "tcp"}}
+	testCases := []struct {
+		name      string
+		layout    Layout
+		container string
+		kind      ProbeKind
+		want      bool
+	}{
+		{name: "annotated sidecar, HTTP readiness probe", layout: annotated, container: "proxy", kind: ReadinessProbe, want: true},
+		{name: "annotated sidecar with a readiness probe: its startup probe is not waited on", layout: annotated, container: "proxy", kind: StartupProbe, want: false},
+		{name: "annotated sidecar, gRPC startup probe and no readiness probe", layout: annotated, container: "started", kind: StartupProbe, want: true},
+		{name: "annotated sidecar, TCP readiness probe", layout: annotated, container: "tcp", kind: ReadinessProbe, want: true},
+		{name: "annotated sidecar, exec probe: its own period", layout: annotated, container: "exec", kind: ReadinessProbe, want: false},
+		{name: "app container: nobody waits on it", layout: annotated, container: "app", kind: ReadinessProbe, want: false},
+		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, container: "native", kind: ReadinessProbe, want: true},
+		{name: "native sidecar without wait-ready: upstream's probes", layout: annotated, container: "native", kind: ReadinessProbe, want: false},
+		{name: "plain init container under wait-ready", layout: Layout{WaitReady: true}, container: "init", kind: ReadinessProbe, want: false},
+		{name: "no annotations: upstream's probes", layout: Layout{}, container: "proxy", kind: ReadinessProbe, want: false},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.layout.WaitedOn(pod, container(tc.container), tc.kind); got != tc.want {
+				t.Errorf("WaitedOn() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
