@@ -85,3 +85,14 @@ func (l *EventLatch) Forget(pod types.UID) {
 	defer l.mu.Unlock()
 	delete(l.seen, pod)
 }
+
+// ForgetKeys drops the given keys of the pod, so that those events are
+// recorded again at their next occurrence: the start events of a pod whose
+// sandbox is recreated, which starts its sidecars and apps anew.
+func (l *EventLatch) ForgetKeys(pod types.UID, keys ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, key := range keys {
+		delete(l.seen[pod], key)
+	}
+}

@@ -27,12 +27,14 @@ import (
 
 func TestEventLatch(t *testing.T) {
 	type call struct {
-		forget bool // Forget(pod) instead of First(pod, key)
+		forget bool     // Forget(pod) instead of First(pod, key)
+		keys   []string // ForgetKeys(pod, keys...) instead
 		pod    types.UID
 		key    string
 	}
 	first := func(pod types.UID, key string) call { return call{pod: pod, key: key} }
 	forget := func(pod types.UID) call { return call{forget: true, pod: pod} }
+	forgetKeys := func(pod types.UID, keys ...string) call { return call{keys: keys, pod: pod} }
 
 	testCases := []struct {
 		name  string
@@ -108,6 +110,31 @@ func TestEventLatch(t *testing.T) {
 			want: []bool{true, false},
 		},
 		{
+			name: "ForgetKeys resets those keys of the pod only",
+			calls: []call{
+				first("pod-1", ReasonSidecarsReady),
+				first("pod-1", ReasonWaitingForSidecars),
+				first("pod-1", ReasonInvalidSidecarAnnotation),
+				first("pod-2", ReasonSidecarsReady),
+				forgetKeys("pod-1", ReasonSidecarsReady, ReasonWaitingForSidecars),
+				first("pod-1", ReasonSidecarsReady),
+				first("pod-1", ReasonWaitingForSidecars),
+				first("pod-1", ReasonInvalidSidecarAnnotation),
+				first("pod-2", ReasonSidecarsReady),
+			},
+			want: []bool{true, true, true, true, true, true, false, false},
+		},
+		{
+			name: "ForgetKeys of an unknown pod or key",
+			calls: []call{
+				forgetKeys("pod-1", ReasonSidecarsReady),
+				first("pod-1", ReasonSidecarsReady),
+				forgetKeys("pod-1", "nope"),
+				first("pod-1", ReasonSidecarsReady),
+			},
+			want: []bool{true, false},
+		},
+		{
 			name: "empty key and empty UID are keys like any other",
 			calls: []call{
 				first("", ""),
@@ -124,6 +151,10 @@ func TestEventLatch(t *testing.T) {
 			for _, c := range tc.calls {
 				if c.forget {
 					latch.Forget(c.pod)
+					continue
+				}
+				if c.keys != nil {
+					latch.ForgetKeys(c.pod, c.keys...)
 					continue
 				}
 				got = append(got, latch.First(c.pod, c.key))
