@@ -960,6 +960,18 @@ func watchPod(ctx context.Context, pod *v1.Pod) watch.Interface {
 // pod has terminated or the pod is gone, and returns when it saw that.
 func untilStopped(ctx context.Context, w watch.Interface, timeout time.Duration) (time.Time, *v1.Pod) {
 	GinkgoHelper()
+	at, p, ok := stoppedWithin(ctx, w, timeout)
+	if !ok {
+		Fail(fmt.Sprintf("the pod's containers did not all stop within %v", timeout))
+	}
+	return at, p
+}
+
+// stoppedWithin reads the watch until every long-running container of the
+// pod has terminated or the pod is gone, and returns when it saw that, the
+// last pod seen, and whether that happened within the timeout.
+func stoppedWithin(ctx context.Context, w watch.Interface, timeout time.Duration) (time.Time, *v1.Pod, bool) {
+	GinkgoHelper()
 	deadline := time.After(timeout)
 	var last *v1.Pod
 	for {
@@ -972,15 +984,15 @@ func untilStopped(ctx context.Context, w watch.Interface, timeout time.Duration)
 			switch {
 			case p == nil:
 			case ev.Type == watch.Deleted:
-				return time.Now(), last
+				return time.Now(), last, true
 			default:
 				last = p
 				if allTerminated(p) {
-					return time.Now(), p
+					return time.Now(), p, true
 				}
 			}
 		case <-deadline:
-			Fail(fmt.Sprintf("the pod's containers did not all stop within %v", timeout))
+			return time.Time{}, last, false
 		case <-ctx.Done():
 			Fail("interrupted")
 		}

@@ -31,7 +31,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
 
@@ -497,34 +496,3 @@ func killSandbox(ctx context.Context, rt runtimeapi.RuntimeServiceClient, sb *ru
 	return "StopPodSandbox (" + why + ")"
 }
 
-// stoppedWithin reads the watch until every long-running container of the
-// pod has terminated or the pod is gone, and returns when it saw that, the
-// last pod seen, and whether that happened within the timeout.
-func stoppedWithin(ctx context.Context, w watch.Interface, timeout time.Duration) (time.Time, *v1.Pod, bool) {
-	GinkgoHelper()
-	deadline := time.After(timeout)
-	var last *v1.Pod
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				Fail("the pod watch closed early")
-			}
-			p, _ := ev.Object.(*v1.Pod)
-			switch {
-			case p == nil:
-			case ev.Type == watch.Deleted:
-				return time.Now(), last, true
-			default:
-				last = p
-				if allTerminated(p) {
-					return time.Now(), p, true
-				}
-			}
-		case <-deadline:
-			return time.Time{}, last, false
-		case <-ctx.Done():
-			Fail("interrupted")
-		}
-	}
-}
