@@ -495,4 +495,3 @@ func killSandbox(ctx context.Context, rt runtimeapi.RuntimeServiceClient, sb *ru
 	Expect(err).NotTo(HaveOccurred(), "stopping the sandbox through the CRI (%s)", why)
 	return "StopPodSandbox (" + why + ")"
 }
-
