@@ -20,15 +20,20 @@ limitations under the License.
 //
 //	bench run -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR \
 //	    -ways fork/annotated,... -repeat N -out samples.jsonl
-//	bench report -samples samples.jsonl [-gobench go.txt] [-meta meta.md] -out DIR
+//	    [-parallel P] [-kubelet-url https://127.0.0.1:PORT -kubelet-pid PID -kubelet-log FILE -segments segments.jsonl]
+//	bench report -samples samples.jsonl [-segments segments.jsonl] [-gobench go.txt] [-meta meta.md] -out DIR
 //
-// run creates one pod at a time and records, for each container, the CRI's
+// run creates the pods of one way at a time (-parallel lanes of them at
+// once, each lane one pod after another) and records, for each container, the CRI's
 // created/started/finished times (nanoseconds), the test server's own
 // logged times (first 200 on /ready, SIGTERM), and the receive times of the
 // API server's watch events for the pod (containers ready, Succeeded,
-// deleted); every sample is appended to -out as one JSON line. report turns
-// the samples into report.md (the table), samples.json and one timeline SVG
-// per scenario.
+// deleted), and what the kubelet counted of the pod's probes (its
+// /metrics/probes, scraped once the containers are ready, and its log's
+// failed probe runs); every sample is appended to -out as one JSON line.
+// Each way's run is appended to -segments with the kubelet's CPU time over
+// it (/proc/<pid>/stat). report turns the samples into report.md (the
+// tables), samples.json, segments.json and one timeline SVG per scenario.
 package main
 
 import (
@@ -86,6 +91,26 @@ func ReadSamples(path string) ([]Sample, error) {
 	return out, sc.Err()
 }
 
+// ReadSegments reads a JSON-lines file of segments.
+func ReadSegments(path string) ([]Segment, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Segment
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		var g Segment
+		if err := json.Unmarshal([]byte(line), &g); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
 // pictureKey is the scenario key a picture of scenario letter k shows
 // (d and e: the 3-sidecar pods).
 func pictureKey(k string) string {
@@ -101,6 +126,7 @@ func reportCmd(args []string) error {
 	samplesPath := fs.String("samples", "", "samples (JSON lines) of bench run")
 	goBench := fs.String("gobench", "", "computePodActions benchmark output of hack/bench.sh")
 	meta := fs.String("meta", "", "markdown to put at the top (date, machine, load)")
+	segmentsPath := fs.String("segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
 	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -115,6 +141,12 @@ func reportCmd(args []string) error {
 	for i := range samples {
 		samples[i].Metrics = ComputeMetrics(&samples[i])
 	}
+	var segs []Segment
+	if *segmentsPath != "" {
+		if segs, err = ReadSegments(*segmentsPath); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -125,6 +157,15 @@ func reportCmd(args []string) error {
 	}
 	if err := os.WriteFile(filepath.Join(*out, "samples.json"), append(js, '\n'), 0o644); err != nil {
 		return err
+	}
+	if segs != nil {
+		js, err := json.Marshal(segs)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(*out, "segments.json"), append(js, '\n'), 0o644); err != nil {
+			return err
+		}
 	}
 	var ways []string
 	for _, w := range Ways {
@@ -156,6 +197,7 @@ func reportCmd(args []string) error {
 			fmt.Fprintf(&md, "- `%s`: %s\n", w.Name, w.About)
 		}
 	}
+	md.WriteString("\n" + lanesNote(samples) + "\n")
 	md.WriteString("\n## Results (milliseconds)\n\n")
 	Table(&md, sum, ways)
 	errs := 0
@@ -165,6 +207,25 @@ func reportCmd(args []string) error {
 		}
 	}
 	fmt.Fprintf(&md, "\n%d pods measured, %d with an error (their times are kept in samples.json but may be partial).\n", len(samples), errs)
+	var periods strings.Builder
+	if PeriodTable(&periods, sum, ways) {
+		md.WriteString("\n## a′ by the probes' periodSeconds\n\n")
+		md.WriteString("a′ (a sidecar's /ready turns 200 → the first app start) of the same pods, side by side, with the\n" +
+			"sidecars' probes at periodSeconds 1 and at the API's default, periodSeconds 10 (the `-p10` ways).\n" +
+			"The postStart way's apps wait for its hook, which polls /ready every 100 ms whatever the probe says.\n\n")
+		md.WriteString(periods.String())
+	}
+	costs := Costs(samples, segs, ways)
+	var costTable strings.Builder
+	CostTable(&costTable, costs, ways)
+	if strings.Count(costTable.String(), "\n") > 2 {
+		md.WriteString("\n## Probes and kubelet CPU while pods wait\n\n")
+		md.WriteString(costNote)
+		md.WriteString(costTable.String())
+		if l := IdleLine(segs); l != "" {
+			md.WriteString("\n" + l + "\n")
+		}
+	}
 	if *goBench != "" {
 		f, err := os.Open(*goBench)
 		if err != nil {
@@ -232,4 +293,40 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// costNote explains the columns of the probe and CPU table.
+const costNote = "From the kubelet itself: `prober_probe_total` (its `/metrics/probes`, by pod, container, probe type\n" +
+	"and result), scraped once the pod's containers are ready (its series go when the pod's probe workers stop),\n" +
+	"the \"Probe failed\" lines of its log (`--v` 1 and up), which also show the failed runs it leaves out of\n" +
+	"that metric, and its process's CPU time (`/proc/<pid>/stat`, user + system) over each way's runs.\n\n" +
+	"- *sidecars waited on*, *mean wait*: the sidecars whose next container waits for them (the startup probe of\n" +
+	"  `native-startup`, the readiness probe otherwise; the postStart way's hook), each from its CRI start to its\n" +
+	"  first 200 on /ready (the probe, or the hook, that saw it ready; the server turns ready 200 ms after it starts).\n" +
+	"  The postStart way's hook polls /ready from inside the container every 100 ms (not counted here); the kubelet\n" +
+	"  ran no probe of those sidecars before their hook returned (the sync that runs a hook publishes the\n" +
+	"  container's status, which the probe workers follow, only when it ends).\n" +
+	"- *probe runs while waiting*: the waited-on probe's runs over those waits, the first success included where the\n" +
+	"  apps wait for the kubelet's probe: every run (failures counted from the log), and those the metric counts.\n" +
+	"- *failed runs left out of the metric*: logged failures minus the metric's, every probe of the way's pods.\n" +
+	"- *probe runs/s per probed container*: every probe's runs from its container's start to the scrape,\n" +
+	"  divided by that time: pods without annotations should probe alike on both kubelets.\n" +
+	"- *kubelet CPU per pod*: its CPU time over the way's runs (all lanes, so also its housekeeping, relists and\n" +
+	"  the benchmark's own scrapes) divided by the pods run; *above idle* takes away its rate with no pod of ours\n" +
+	"  over the same time; *% of a core*: that CPU time over the runs' wall time.\n\n"
+
+// lanesNote says how many of a way's pods ran at once.
+func lanesNote(samples []Sample) string {
+	p := 1
+	for _, s := range samples {
+		p = max(p, s.Parallel)
+	}
+	if p == 1 {
+		return "The pods ran one at a time: every repeat of a way runs a Job pod with 1 sidecar, then service pods\n" +
+			"with 1, 3 and 5 sidecars; one way after the other."
+	}
+	return fmt.Sprintf("Every repeat of a way ran %d lanes at once, each a Job pod with 1 sidecar and service pods with 1, 3\n"+
+		"and 5 sidecars, one after the other (lane l starts l/%d s after the first, with the plan rotated by l, so\n"+
+		"that the lanes run pods of different sizes at any one time); the ways ran one after the other, so the\n"+
+		"kubelet's CPU time of a way's runs is that way's. Up to %d pods of one way ran at once.", p, p, p)
 }

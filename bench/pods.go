@@ -35,18 +35,46 @@ type Way struct {
 	Kubelet string // "fork" or "upstream"
 	Style   string // annotated, native-startup, native-wait-ready, poststart, none
 	About   string
+	// Period is the periodSeconds of the sidecars' probes: 1, or 10 for a
+	// probe left to the API's defaults (periodSeconds 10, timeoutSeconds 1,
+	// failureThreshold 3), as most pods have it.
+	Period int32
 }
 
-// Ways lists every way the benchmark knows, in report order.
+// Ways lists every way the benchmark knows, in report order: each -p10 way
+// next to the same pod with periodSeconds 1.
 var Ways = []Way{
-	{"fork/annotated", "fork", "annotated", "annotated regular containers, readiness probe"},
-	{"fork/native-startup", "fork", "native-startup", "native sidecars (restartPolicy: Always init containers), startup probe"},
-	{"fork/native-wait-ready", "fork", "native-wait-ready", "native sidecars, readiness probe, sidecar-kubelet.io/wait-ready"},
-	{"fork/poststart", "fork", "poststart", "regular containers, the sidecar's postStart polls until ready (preStop waits for the app)"},
-	{"fork/no-sidecars", "fork", "none", "the same containers without any ordering (baseline)"},
-	{"upstream/native-startup", "upstream", "native-startup", "native sidecars, startup probe, unpatched kubelet"},
-	{"upstream/no-sidecars", "upstream", "none", "no ordering, unpatched kubelet (baseline)"},
+	{"fork/annotated", "fork", "annotated", "annotated regular containers, readiness probe (periodSeconds 1)", 1},
+	{"fork/annotated-p10", "fork", "annotated", "the same with the readiness probe's defaults (periodSeconds 10)", 10},
+	{"fork/native-startup", "fork", "native-startup", "native sidecars (restartPolicy: Always init containers), startup probe (periodSeconds 1)", 1},
+	{"fork/native-wait-ready", "fork", "native-wait-ready", "native sidecars, readiness probe (periodSeconds 1), sidecar-kubelet.io/wait-ready", 1},
+	{"fork/native-wait-ready-p10", "fork", "native-wait-ready", "the same with the readiness probe's defaults (periodSeconds 10)", 10},
+	{"fork/poststart", "fork", "poststart", "regular containers, the sidecar's postStart polls until ready (preStop waits for the app); readiness probe periodSeconds 1", 1},
+	{"fork/poststart-p10", "fork", "poststart", "the same with the readiness probe's defaults (periodSeconds 10); the hook polls as before", 10},
+	{"fork/no-sidecars", "fork", "none", "the same containers without any ordering (baseline)", 1},
+	{"upstream/native-startup", "upstream", "native-startup", "native sidecars, startup probe, unpatched kubelet", 1},
+	{"upstream/no-sidecars", "upstream", "none", "no ordering, unpatched kubelet (baseline)", 1},
 }
+
+// WaitedOnProbe is the probe type (as the kubelet's prober_probe_total
+// labels it) whose success the way's next container waits for: the
+// startup probe of plain native sidecars, the readiness probe otherwise;
+// "" when nothing waits (no sidecars). The postStart way's apps wait for
+// the hook, which polls /ready itself; its readiness probe is the one the
+// kubelet runs meanwhile.
+func (w Way) WaitedOnProbe() string {
+	switch w.Style {
+	case "none", "":
+		return ""
+	case "native-startup":
+		return "Startup"
+	}
+	return "Readiness"
+}
+
+// WaitsOnKubeletProbe reports whether the next container waits for the
+// kubelet's probe (not for a hook).
+func (w Way) WaitsOnKubeletProbe() bool { return w.WaitedOnProbe() != "" && w.Style != "poststart" }
 
 // WayByName finds a way.
 func WayByName(name string) (Way, bool) {
@@ -95,13 +123,15 @@ func envs(kv ...string) []v1.EnvVar {
 	return out
 }
 
-func httpProbe(port int) *v1.Probe {
-	return &v1.Probe{
-		ProbeHandler:     v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(int32(port))}},
-		PeriodSeconds:    1,
-		TimeoutSeconds:   1,
-		FailureThreshold: 120,
+// httpProbe is a sidecar's probe of /ready. With period 10 every setting
+// but the handler is left to the API server's defaults (periodSeconds 10,
+// timeoutSeconds 1, successThreshold 1, failureThreshold 3).
+func httpProbe(port int, period int32) *v1.Probe {
+	p := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(int32(port))}}}
+	if period != 10 {
+		p.PeriodSeconds, p.TimeoutSeconds, p.FailureThreshold = period, 1, 120
 	}
+	return p
 }
 
 // PodFor builds the pod of a way: n sidecars sc1..scn (each a testserver
@@ -109,6 +139,10 @@ func httpProbe(port int) *v1.Probe {
 // "app", a service (runs until deleted, drains 300 ms on SIGTERM) or a Job
 // app (exits 0 JobRunTime after it starts).
 func PodFor(w Way, kind string, n int, name string) *v1.Pod {
+	period := w.Period
+	if period == 0 {
+		period = 1
+	}
 	pod := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"bench.sidecar-kubelet.io": "true"}},
 		Spec: v1.PodSpec{
@@ -145,16 +179,16 @@ func PodFor(w Way, kind string, n int, name string) *v1.Pod {
 	case "annotated":
 		pod.Annotations = map[string]string{"sidecar-kubelet.io/sidecars": strings.Join(names, ",")}
 		for i := range sidecars {
-			sidecars[i].ReadinessProbe = httpProbe(8081 + i)
+			sidecars[i].ReadinessProbe = httpProbe(8081+i, period)
 		}
 		pod.Spec.Containers = append(sidecars, app)
 	case "native-startup", "native-wait-ready":
 		for i := range sidecars {
 			sidecars[i].RestartPolicy = ptr.To(v1.ContainerRestartPolicyAlways)
 			if w.Style == "native-startup" {
-				sidecars[i].StartupProbe = httpProbe(8081 + i)
+				sidecars[i].StartupProbe = httpProbe(8081+i, period)
 			} else {
-				sidecars[i].ReadinessProbe = httpProbe(8081 + i)
+				sidecars[i].ReadinessProbe = httpProbe(8081+i, period)
 			}
 		}
 		if w.Style == "native-wait-ready" && n > 0 {
@@ -170,7 +204,7 @@ func PodFor(w Way, kind string, n int, name string) *v1.Pod {
 		// sidecar's SIGTERM back. A Job app tells its sidecars by a file.
 		for i := range sidecars {
 			port := 8081 + i
-			sidecars[i].ReadinessProbe = httpProbe(port)
+			sidecars[i].ReadinessProbe = httpProbe(port, period)
 			sidecars[i].Lifecycle = &v1.Lifecycle{
 				PostStart: &v1.LifecycleHandler{Exec: &v1.ExecAction{Command: []string{
 					"/testserver", "wait-ready", "--timeout", "60s", fmt.Sprintf("http://127.0.0.1:%d/ready", port)}}},
@@ -191,7 +225,7 @@ func PodFor(w Way, kind string, n int, name string) *v1.Pod {
 		pod.Spec.Containers = append(sidecars, app)
 	case "none":
 		for i := range sidecars {
-			sidecars[i].ReadinessProbe = httpProbe(8081 + i)
+			sidecars[i].ReadinessProbe = httpProbe(8081+i, period)
 		}
 		pod.Spec.Containers = append(sidecars, app)
 	default:

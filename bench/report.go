@@ -40,6 +40,19 @@ type Container struct {
 	Signal  int64  `json:"signal,omitempty"` // testserver: SIGTERM received
 	Exited  int64  `json:"exited"`           // CRI FinishedAt
 	Code    int32  `json:"exitCode"`
+	// Probes: what the kubelet counted of the container's probes (see
+	// ProbeCount), when the run scraped its metrics.
+	Probes []ProbeCount `json:"probes,omitempty"`
+}
+
+// Probe returns the container's count of probe type t, if any.
+func (c Container) Probe(t string) (ProbeCount, bool) {
+	for _, p := range c.Probes {
+		if p.Type == t {
+			return p, true
+		}
+	}
+	return ProbeCount{}, false
 }
 
 // Sample is one pod's run.
@@ -48,6 +61,8 @@ type Sample struct {
 	Kind     string `json:"kind"` // svc or job
 	Sidecars int    `json:"sidecars"`
 	Repeat   int    `json:"repeat"`
+	Lane     int    `json:"lane,omitempty"`     // which of the way's parallel lanes ran it
+	Parallel int    `json:"parallel,omitempty"` // lanes of the way that ran at once (0: 1)
 	Pod      string `json:"pod"`
 	// Pod events, Unix ns: the benchmark's create and delete calls, and the
 	// receive times of the API server's watch events.
@@ -57,8 +72,29 @@ type Sample struct {
 	Delete          int64       `json:"delete,omitempty"`
 	Gone            int64       `json:"gone,omitempty"`
 	Containers      []Container `json:"containers"`
-	Metrics         Metrics     `json:"metrics"` // scenario -> milliseconds
-	Error           string      `json:"error,omitempty"`
+	// ProbesAt is when the kubelet's probe metrics were scraped (0: not):
+	// once the containers were ready, before anything terminated.
+	ProbesAt int64 `json:"probesAt,omitempty"`
+	// KubeletLog: the kubelet's log was read for this pod's failed probe
+	// runs (ProbeCount.FailedLog).
+	KubeletLog bool    `json:"kubeletLog,omitempty"`
+	Metrics    Metrics `json:"metrics"` // scenario -> milliseconds
+	Error      string  `json:"error,omitempty"`
+}
+
+// A Segment is one way's run of one repeat (all its lanes), or the
+// kubelet's idle time before the ways (Way "idle"), with the CPU time the
+// kubelet process spent over it.
+type Segment struct {
+	Way        string  `json:"way"`
+	Repeat     int     `json:"repeat"`
+	Parallel   int     `json:"parallel,omitempty"`
+	Pods       int     `json:"pods"`
+	Start      int64   `json:"start"` // Unix ns
+	End        int64   `json:"end"`
+	KubeletCPU float64 `json:"kubeletCPU"` // seconds, user + system, from /proc/<pid>/stat
+	KubeletPID int     `json:"kubeletPid,omitempty"`
+	Error      string  `json:"error,omitempty"` // the CPU time is not known
 }
 
 // Metrics maps a scenario key (see Scenarios) to a duration in ms.
@@ -354,4 +390,239 @@ func GoBenchTable(w io.Writer, benches []GoBench) {
 // relTime formats t relative to base in ms.
 func relTime(base, t int64) string {
 	return time.Duration(t - base).Round(time.Millisecond).String()
+}
+
+// Cost is what probing cost the kubelet in one way's pods, and the CPU
+// time the kubelet spent over the way's runs.
+type Cost struct {
+	Way  string
+	Pods int // pods whose probe counts were scraped
+	// The sidecars waited on: sidecars that started and then served their
+	// first 200 on /ready (the probe, or the postStart hook, that saw them
+	// ready), each from its start to that first 200.
+	Waiting     int
+	WaitSeconds float64
+	// Probe runs of the waited-on probe (WaitedOnProbe) over those waits,
+	// the first success included when the apps wait on the kubelet's
+	// probe: every run (failures from the kubelet's log, when read), and
+	// those prober_probe_total counted.
+	WaitRuns, WaitCounted int
+	// Failed runs the kubelet logged and prober_probe_total left out, over
+	// every probe of the way's pods until the scrape; -1 when the log was
+	// not read for every pod.
+	Uncounted int
+	// Every probe of every container, from the container's start to the
+	// scrape: runs and seconds.
+	AllRuns    int
+	AllSeconds float64
+	// The kubelet's CPU time over the way's runs (Segments), their wall
+	// time and the pods they ran; IdleRate is its CPU time per second with
+	// no pod of ours (NaN: not measured); CPUError says why the CPU time is
+	// not known, for one of the runs.
+	CPUSeconds, WallSeconds float64
+	SegPods                 int
+	IdleRate                float64
+	CPUError                string
+}
+
+// Costs computes the Cost of every way that has samples or segments.
+func Costs(samples []Sample, segs []Segment, ways []string) map[string]*Cost {
+	out := map[string]*Cost{}
+	for _, name := range ways {
+		out[name] = &Cost{Way: name, IdleRate: math.NaN()}
+	}
+	for i := range samples {
+		s := &samples[i]
+		c := out[s.Way]
+		w, ok := WayByName(s.Way)
+		if c == nil || !ok || s.ProbesAt == 0 {
+			continue
+		}
+		c.Pods++
+		logRead := s.KubeletLog
+		// A kubelet at --v=0 logs no failed probe: its metric's failures
+		// with no line in the log say so.
+		metricFailed, logFailed := 0, 0
+		for _, ct := range s.Containers {
+			for _, p := range ct.Probes {
+				metricFailed += p.Failed
+				logFailed += len(p.FailedLog)
+			}
+		}
+		if metricFailed > 0 && logFailed == 0 {
+			logRead = false
+		}
+		if !logRead {
+			c.Uncounted = -1
+		}
+		for _, ct := range s.Containers {
+			for _, p := range ct.Probes {
+				if logRead && c.Uncounted >= 0 {
+					c.Uncounted += max(0, p.FailedLogUntil(s.ProbesAt)-p.Failed)
+				}
+				if ct.Started != 0 && ct.Started < s.ProbesAt {
+					c.AllRuns += p.Runs(logRead, s.ProbesAt)
+					c.AllSeconds += float64(s.ProbesAt-ct.Started) / 1e9
+				}
+			}
+			p, ok := ct.Probe(w.WaitedOnProbe())
+			if !ct.Sidecar || !ok || ct.Started == 0 || ct.Ready <= ct.Started {
+				continue
+			}
+			success := 0
+			if w.WaitsOnKubeletProbe() && p.Successful > 0 {
+				success = 1
+			}
+			counted := p.Failed + p.Unknown + success
+			runs := counted
+			if logRead {
+				runs = max(runs, p.FailedLogUntil(ct.Ready)+p.Unknown+success)
+			}
+			c.Waiting++
+			c.WaitSeconds += float64(ct.Ready-ct.Started) / 1e9
+			c.WaitRuns += runs
+			c.WaitCounted += counted
+		}
+	}
+	// The idle rate of each kubelet process.
+	idle := map[int][2]float64{} // pid -> CPU s, wall s
+	for _, g := range segs {
+		if g.Way == "idle" && g.Error == "" && g.End > g.Start {
+			v := idle[g.KubeletPID]
+			idle[g.KubeletPID] = [2]float64{v[0] + g.KubeletCPU, v[1] + float64(g.End-g.Start)/1e9}
+		}
+	}
+	for _, g := range segs {
+		c := out[g.Way]
+		if c == nil {
+			continue
+		}
+		if g.Error != "" {
+			if c.CPUError == "" {
+				c.CPUError = g.Error
+			}
+			continue
+		}
+		c.CPUSeconds += g.KubeletCPU
+		c.WallSeconds += float64(g.End-g.Start) / 1e9
+		c.SegPods += g.Pods
+		if v, ok := idle[g.KubeletPID]; ok && v[1] > 0 {
+			c.IdleRate = v[0] / v[1]
+		}
+	}
+	return out
+}
+
+// CostTable writes the probe and CPU table, one row per way.
+func CostTable(w io.Writer, costs map[string]*Cost, ways []string) {
+	fmt.Fprintln(w, "| way | sidecars waited on | mean wait ms | probe runs while waiting: all / in prober_probe_total | per second per waiting sidecar: all / in the metric | failed runs left out of the metric | probe runs/s per probed container, start → ready | kubelet CPU ms per pod | above idle | kubelet CPU, % of a core |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, name := range ways {
+		c := costs[name]
+		if c == nil || (c.Pods == 0 && c.SegPods == 0) {
+			continue
+		}
+		cells := []string{"`" + name + "`", "—", "—", "—", "—", "—", "—", "—", "—", "—"}
+		if c.Waiting > 0 {
+			cells[1] = strconv.Itoa(c.Waiting)
+			cells[2] = fmtMS(c.WaitSeconds / float64(c.Waiting) * 1000)
+			cells[3] = fmt.Sprintf("%d / %d", c.WaitRuns, c.WaitCounted)
+			cells[4] = fmt.Sprintf("%.2f / %.2f", float64(c.WaitRuns)/c.WaitSeconds, float64(c.WaitCounted)/c.WaitSeconds)
+		}
+		if c.Pods > 0 && c.Uncounted >= 0 {
+			cells[5] = strconv.Itoa(c.Uncounted)
+		}
+		if c.AllSeconds > 0 {
+			cells[6] = fmt.Sprintf("%.2f", float64(c.AllRuns)/c.AllSeconds)
+		}
+		switch {
+		case c.CPUError != "":
+			cells[7] = "? (" + strings.ReplaceAll(c.CPUError, "|", "/") + ")"
+		case c.SegPods > 0 && c.WallSeconds > 0:
+			cells[7] = fmtMS(c.CPUSeconds / float64(c.SegPods) * 1000)
+			if !math.IsNaN(c.IdleRate) {
+				cells[8] = fmtMS((c.CPUSeconds - c.IdleRate*c.WallSeconds) / float64(c.SegPods) * 1000)
+			}
+			cells[9] = fmt.Sprintf("%.1f%%", c.CPUSeconds/c.WallSeconds*100)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+// IdleLine describes the kubelet's idle CPU measurements.
+func IdleLine(segs []Segment) string {
+	var parts []string
+	for _, g := range segs {
+		if g.Way != "idle" {
+			continue
+		}
+		if g.Error != "" || g.End <= g.Start {
+			parts = append(parts, fmt.Sprintf("pid %d: unknown (%s)", g.KubeletPID, g.Error))
+			continue
+		}
+		wall := float64(g.End-g.Start) / 1e9
+		parts = append(parts, fmt.Sprintf("pid %d: %.2f s of CPU in %.1f s, %.1f%% of a core", g.KubeletPID, g.KubeletCPU, wall, g.KubeletCPU/wall*100))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "The kubelet with no pod of ours (measured before the ways): " + strings.Join(parts, "; ") + "."
+}
+
+// PeriodTable writes a′ of every way side by side by its probes'
+// periodSeconds: one row per kubelet and pod style, one column per period.
+func PeriodTable(w io.Writer, sum map[string]map[string]*Stats, ways []string) bool {
+	type row struct {
+		label string
+		by    map[int32]*Stats
+	}
+	var rows []*row
+	byKey := map[string]*row{}
+	periods := map[int32]bool{}
+	for _, name := range ways {
+		st := sum["a0"][name]
+		way, ok := WayByName(name)
+		if st == nil || !ok {
+			continue
+		}
+		key := way.Kubelet + "/" + way.Style
+		r := byKey[key]
+		if r == nil {
+			r = &row{label: strings.TrimSuffix(name, "-p10"), by: map[int32]*Stats{}}
+			byKey[key] = r
+			rows = append(rows, r)
+		}
+		period := max(way.Period, 1)
+		r.by[period] = st
+		periods[period] = true
+	}
+	if len(rows) == 0 {
+		return false
+	}
+	var cols []int32
+	for p := range periods {
+		cols = append(cols, p)
+	}
+	sort.Slice(cols, func(i, j int) bool { return cols[i] < cols[j] })
+	fmt.Fprint(w, "| a′ p50 / p95 ms (n) |")
+	for _, p := range cols {
+		fmt.Fprintf(w, " periodSeconds %d |", p)
+	}
+	fmt.Fprint(w, "\n| --- |")
+	for range cols {
+		fmt.Fprint(w, " ---: |")
+	}
+	fmt.Fprintln(w)
+	for _, r := range rows {
+		fmt.Fprintf(w, "| `%s` |", r.label)
+		for _, p := range cols {
+			if st := r.by[p]; st != nil {
+				fmt.Fprintf(w, " %s / %s (%d) |", fmtMS(st.P50), fmtMS(st.P95), st.N)
+			} else {
+				fmt.Fprint(w, " — |")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	return true
 }

@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
@@ -44,7 +46,7 @@ import (
 
 const namespace = "sk-bench"
 
-// A pod plan: the pods each repeat of a way runs, one after the other.
+// A pod plan: the pods each lane of a way runs, one after the other.
 var plan = []struct {
 	kind string
 	n    int
@@ -55,7 +57,15 @@ type runner struct {
 	rt      runtimeapi.RuntimeServiceClient
 	podLogs string
 	runID   string
-	out     *os.File
+	poller  *criPoller
+	metrics *kubeletMetrics // nil: no probe counts
+	// kubeletChanged fails once the kubelet process is not the one the
+	// run began with.
+	kubeletChanged func() error
+	probeLog       *probeLog // nil: the kubelet's log is not read
+
+	mu  sync.Mutex // the output file and stderr
+	out *os.File
 }
 
 func runCmd(args []string) error {
@@ -65,12 +75,21 @@ func runCmd(args []string) error {
 	podLogs := fs.String("pod-logs", "", "the kubelet's podLogsDir")
 	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go)")
 	repeat := fs.Int("repeat", 2, "repeats of every pod of every way")
+	parallel := fs.Int("parallel", 1, "lanes of a way that run at once, each the whole pod plan (the ways themselves run one at a time)")
 	out := fs.String("out", "", "file to append the samples to (JSON lines)")
+	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT): probe counts from its /metrics/probes")
+	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc over each way's run")
+	kubeletLog := fs.String("kubelet-log", "", "the kubelet's log file (--v >= 1): every failed probe run, also those its metrics leave out")
+	segmentsOut := fs.String("segments", "", "file to append each way's run (kubelet CPU, pods) to (JSON lines)")
+	idle := fs.Duration("idle", 6*time.Second, "how long to measure the kubelet's CPU with no pod before the ways (0: not)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *kubeconfig == "" || *cri == "" || *podLogs == "" || *out == "" || *waysFlag == "" {
 		return errors.New("run: -kubeconfig, -cri, -pod-logs, -ways and -out are required")
+	}
+	if *parallel < 1 || *repeat < 1 {
+		return errors.New("run: -parallel and -repeat must be at least 1")
 	}
 	var ways []Way
 	for _, n := range strings.Split(*waysFlag, ",") {
@@ -99,37 +118,183 @@ func runCmd(args []string) error {
 		return err
 	}
 	defer f.Close()
+	var segs *os.File
+	if *segmentsOut != "" {
+		if segs, err = os.OpenFile(*segmentsOut, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+			return err
+		}
+		defer segs.Close()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	r := &runner{cs: cs, rt: runtimeapi.NewRuntimeServiceClient(conn), podLogs: *podLogs,
-		runID: fmt.Sprintf("%x", time.Now().Unix()%0xfffff), out: f}
-	ctx := context.Background()
+		runID: fmt.Sprintf("%x", time.Now().Unix()%0xfffff), out: f, kubeletChanged: func() error { return nil }}
+	r.poller = &criPoller{rt: r.rt, recs: map[*criRecorder]bool{}}
+	go r.poller.run(ctx)
+	if *kubeletURL != "" {
+		// The admin's client certificate and the cluster's CA, as for the
+		// API server: the kubelet trusts the same CA.
+		tlsCfg := rest.CopyConfig(cfg)
+		tlsCfg.Host = *kubeletURL
+		tr, err := rest.TransportFor(tlsCfg)
+		if err != nil {
+			return err
+		}
+		r.metrics = &kubeletMetrics{url: strings.TrimSuffix(*kubeletURL, "/"), client: &http.Client{Transport: tr}}
+		if _, err := r.metrics.probes(ctx, namespace); err != nil {
+			return fmt.Errorf("the kubelet's probe metrics: %v", err)
+		}
+	}
+	if *kubeletLog != "" {
+		if r.probeLog, err = newProbeLog(*kubeletLog, namespace); err != nil {
+			return fmt.Errorf("the kubelet's log: %v", err)
+		}
+	}
+	cpu := func() (ProcCPU, error) {
+		if *kubeletPID == 0 {
+			return ProcCPU{}, errors.New("no -kubelet-pid")
+		}
+		return readProcCPU(*kubeletPID)
+	}
+	if *kubeletPID != 0 {
+		first, err := cpu()
+		if err != nil {
+			return fmt.Errorf("the kubelet (pid %d): %v", *kubeletPID, err)
+		}
+		// A kubelet restarted during the run (someone else's make
+		// kubelet-restart, say) may be another binary, with other
+		// settings: the figures would mix two kubelets. Stop instead.
+		r.kubeletChanged = func() error {
+			now, err := cpu()
+			if err != nil || now.StartTime != first.StartTime {
+				return fmt.Errorf("the kubelet (pid %d) was restarted during the run: run again", *kubeletPID)
+			}
+			return nil
+		}
+	}
+	// segment measures the kubelet's CPU over fn, and records it.
+	segment := func(way string, rep, pods int, fn func()) error {
+		seg := Segment{Way: way, Repeat: rep, Parallel: *parallel, Pods: pods, KubeletPID: *kubeletPID, Start: time.Now().UnixNano()}
+		before, errBefore := cpu()
+		fn()
+		after, errAfter := cpu()
+		seg.End = time.Now().UnixNano()
+		switch {
+		case errBefore != nil:
+			seg.Error = errBefore.Error()
+		case errAfter != nil:
+			seg.Error = fmt.Sprintf("the kubelet (pid %d) is gone: %v", *kubeletPID, errAfter)
+		case after.StartTime != before.StartTime:
+			seg.Error = fmt.Sprintf("the kubelet's pid %d was reused", *kubeletPID)
+		default:
+			seg.KubeletCPU = after.Seconds - before.Seconds
+		}
+		if seg.Error != "" && *kubeletPID != 0 {
+			r.logf("  kubelet CPU of %s: %s\n", way, seg.Error)
+		}
+		if segs == nil {
+			return nil
+		}
+		line, err := json.Marshal(seg)
+		if err != nil {
+			return err
+		}
+		_, err = segs.Write(append(line, '\n'))
+		return err
+	}
 	if err := r.setup(ctx); err != nil {
 		return err
 	}
 	// A first pod after a kubelet restart (or on a new bridge) sees slow
 	// probes and networking: run one that is not measured.
-	warm := r.runPod(ctx, Way{Name: "warm-up", Style: "none"}, 9, KindService, 1, 0)
-	fmt.Fprintf(os.Stderr, "  warm-up pod: %s %s\n", fmtMetrics(ComputeMetrics(&warm)), warm.Error)
+	warm := r.runPod(ctx, Way{Name: "warm-up", Style: "none"}, 9, KindService, 1, 0, 0)
+	r.logf("  warm-up pod: %s %s\n", fmtMetrics(ComputeMetrics(&warm)), warm.Error)
+	if *idle > 0 && *kubeletPID != 0 {
+		// The kubelet with no pod of ours, after the warm-up pod's
+		// clean-up has settled: its housekeeping, which every way's run
+		// includes too.
+		time.Sleep(3 * time.Second)
+		if err := segment("idle", 0, 0, func() { time.Sleep(*idle) }); err != nil {
+			return err
+		}
+	}
 	for rep := 0; rep < *repeat; rep++ {
 		for wi, w := range ways {
-			for _, p := range plan {
-				s := r.runPod(ctx, w, wi, p.kind, p.n, rep)
-				s.Metrics = ComputeMetrics(&s)
-				line, err := json.Marshal(s)
-				if err != nil {
-					return err
+			var werr error
+			err := segment(w.Name, rep, *parallel*len(plan), func() {
+				werr = r.runLanes(ctx, w, wi, rep, *parallel)
+			})
+			if werr != nil {
+				return werr
+			}
+			if err != nil {
+				return err
+			}
+			if err := r.kubeletChanged(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// runLanes runs the plan of a way in parallel lanes: lane l starts l/P of a
+// second after the first (the kubelet relists once a second: the lanes'
+// pods start at different phases of it) and runs the plan rotated by l, so
+// that the lanes run pods of different sizes at any one time.
+func (r *runner) runLanes(ctx context.Context, w Way, wi, rep, parallel int) error {
+	var wg sync.WaitGroup
+	errs := make([]error, parallel)
+	for lane := 0; lane < parallel; lane++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(lane) * time.Second / time.Duration(parallel))
+			for k := range plan {
+				if err := r.kubeletChanged(); err != nil {
+					errs[lane] = err
+					return
 				}
-				if _, err := f.Write(append(line, '\n')); err != nil {
-					return err
+				p := plan[(k+lane)%len(plan)]
+				s := r.runPod(ctx, w, wi, p.kind, p.n, rep, lane)
+				s.Parallel = parallel
+				s.Metrics = ComputeMetrics(&s)
+				if err := r.write(s); err != nil {
+					errs[lane] = err
+					return
 				}
 				status := "ok"
 				if s.Error != "" {
 					status = "ERROR " + s.Error
 				}
-				fmt.Fprintf(os.Stderr, "  %-24s %s %d sidecars, repeat %d: %s %s\n", w.Name, p.kind, p.n, rep, fmtMetrics(s.Metrics), status)
+				r.logf("  %-27s %s %d sidecars, repeat %d lane %d: %s %s\n", w.Name, p.kind, p.n, rep, lane, fmtMetrics(s.Metrics), status)
 			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err // the lanes' errors are alike
 		}
 	}
 	return nil
+}
+
+func (r *runner) write(s Sample) error {
+	line, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err = r.out.Write(append(line, '\n'))
+	return err
+}
+
+func (r *runner) logf(format string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(os.Stderr, format, a...)
 }
 
 func fmtMetrics(m Metrics) string {
@@ -284,71 +449,104 @@ type criRecorder struct {
 	logs      map[string]*os.File // name -> open log file
 	logText   map[string]*strings.Builder
 	restarted map[string]bool
-	stop      chan struct{}
-	done      chan struct{}
+}
+
+// criPoller lists the benchmark's containers every 50 ms, one CRI call for
+// every pod being recorded, however many run at once.
+type criPoller struct {
+	rt   runtimeapi.RuntimeServiceClient
+	mu   sync.Mutex // held over a round, so that finish waits for it
+	recs map[*criRecorder]bool
+}
+
+func (p *criPoller) run(ctx context.Context) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		p.mu.Lock()
+		if len(p.recs) > 0 {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			resp, err := p.rt.ListContainers(cctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
+				LabelSelector: map[string]string{"io.kubernetes.pod.namespace": namespace}}})
+			byUID := map[string][]*runtimeapi.Container{}
+			if err == nil {
+				for _, ct := range resp.Containers {
+					uid := ct.Labels["io.kubernetes.pod.uid"]
+					byUID[uid] = append(byUID[uid], ct)
+				}
+			}
+			for rec := range p.recs {
+				if err == nil {
+					rec.update(cctx, byUID[rec.uid])
+				}
+				rec.readLogs()
+			}
+			cancel()
+		}
+		p.mu.Unlock()
+	}
 }
 
 func (r *runner) record(pod, uid string) *criRecorder {
 	c := &criRecorder{r: r, pod: pod, uid: uid, byName: map[string]*Container{}, ids: map[string]string{},
-		logs: map[string]*os.File{}, logText: map[string]*strings.Builder{}, restarted: map[string]bool{},
-		stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(c.done)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			c.poll()
-			select {
-			case <-c.stop:
-				c.poll()
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+		logs: map[string]*os.File{}, logText: map[string]*strings.Builder{}, restarted: map[string]bool{}}
+	r.poller.mu.Lock()
+	r.poller.recs[c] = true
+	r.poller.mu.Unlock()
 	return c
 }
 
+// poll lists the pod's containers itself (the last look, in finish).
 func (c *criRecorder) poll() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	resp, err := c.r.rt.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
 		LabelSelector: map[string]string{"io.kubernetes.pod.uid": c.uid}}})
 	if err == nil {
-		for _, ct := range resp.Containers {
-			name := ct.Labels["io.kubernetes.container.name"]
-			if ct.Metadata.GetAttempt() != 0 {
-				c.mu.Lock()
-				c.restarted[name] = true
-				c.mu.Unlock()
-				continue
-			}
+		c.update(ctx, resp.Containers)
+	}
+	c.readLogs()
+}
+
+// update records what the runtime lists of the pod's containers.
+func (c *criRecorder) update(ctx context.Context, containers []*runtimeapi.Container) {
+	for _, ct := range containers {
+		name := ct.Labels["io.kubernetes.container.name"]
+		if ct.Metadata.GetAttempt() != 0 {
 			c.mu.Lock()
-			rec := c.byName[name]
-			if rec == nil {
-				rec = &Container{Name: name}
-				c.byName[name] = rec
-				c.ids[ct.Id] = name
-			}
-			rec.Created = ct.CreatedAt
-			needStatus := (rec.Started == 0 && ct.State != runtimeapi.ContainerState_CONTAINER_CREATED) ||
-				(rec.Exited == 0 && ct.State == runtimeapi.ContainerState_CONTAINER_EXITED)
+			c.restarted[name] = true
 			c.mu.Unlock()
-			if needStatus {
-				st, err := c.r.rt.ContainerStatus(ctx, &runtimeapi.ContainerStatusRequest{ContainerId: ct.Id})
-				if err == nil && st.Status != nil {
-					c.mu.Lock()
-					rec.Started = st.Status.StartedAt
-					if st.Status.FinishedAt != 0 {
-						rec.Exited = st.Status.FinishedAt
-						rec.Code = st.Status.ExitCode
-					}
-					c.mu.Unlock()
+			continue
+		}
+		c.mu.Lock()
+		rec := c.byName[name]
+		if rec == nil {
+			rec = &Container{Name: name}
+			c.byName[name] = rec
+			c.ids[ct.Id] = name
+		}
+		rec.Created = ct.CreatedAt
+		needStatus := (rec.Started == 0 && ct.State != runtimeapi.ContainerState_CONTAINER_CREATED) ||
+			(rec.Exited == 0 && ct.State == runtimeapi.ContainerState_CONTAINER_EXITED)
+		c.mu.Unlock()
+		if needStatus {
+			st, err := c.r.rt.ContainerStatus(ctx, &runtimeapi.ContainerStatusRequest{ContainerId: ct.Id})
+			if err == nil && st.Status != nil {
+				c.mu.Lock()
+				rec.Started = st.Status.StartedAt
+				if st.Status.FinishedAt != 0 {
+					rec.Exited = st.Status.FinishedAt
+					rec.Code = st.Status.ExitCode
 				}
+				c.mu.Unlock()
 			}
 		}
 	}
-	c.readLogs()
 }
 
 // readLogs opens the log files that exist now and reads what is new.
@@ -373,8 +571,10 @@ func (c *criRecorder) readLogs() {
 // finish stops the polling and returns the containers in the pod's order,
 // with the times the test server logged.
 func (c *criRecorder) finish(pod *v1.Pod, sidecarStyle bool) ([]Container, []string) {
-	close(c.stop)
-	<-c.done
+	c.r.poller.mu.Lock()
+	delete(c.r.poller.recs, c)
+	c.r.poller.mu.Unlock()
+	c.poll()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []Container
@@ -438,10 +638,10 @@ func applyLog(c *Container, log string) {
 }
 
 // runPod runs one pod through its life and returns what it saw.
-func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep int) Sample {
-	name := fmt.Sprintf("w%d-%s%d-r%d-%s", wi, kind, n, rep, r.runID)
+func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep, lane int) Sample {
+	name := fmt.Sprintf("w%d-%s%d-r%d-l%d-%s", wi, kind, n, rep, lane, r.runID)
 	pod := PodFor(w, kind, n, name)
-	s := Sample{Way: w.Name, Kind: kind, Sidecars: n, Repeat: rep, Pod: name}
+	s := Sample{Way: w.Name, Kind: kind, Sidecars: n, Repeat: rep, Lane: lane, Pod: name}
 	if kind == KindJob && w.Style == "none" {
 		s.Sidecars = 0
 	}
@@ -483,14 +683,36 @@ func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep 
 		_ = pods.Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 	}()
 
+	// The probe counts, once nothing waits any more: the kubelet drops a
+	// container's series when its probe worker stops, at the latest when
+	// the pod terminates.
+	var probes map[probeKey]*ProbeCount
+	scrape := func() {
+		if r.metrics == nil {
+			return
+		}
+		var err error
+		if probes, err = r.metrics.probes(ctx, namespace); err != nil {
+			s = fail("probe metrics: %v", err)
+			probes = nil
+			return
+		}
+		s.ProbesAt = time.Now().UnixNano()
+	}
 	if kind == KindService {
 		if !pw.waitFor(120*time.Second, func(p podState) bool { return p.containersReady != 0 }) {
 			s = fail("containers not ready after 120s")
 		} else {
+			scrape()
 			// Let the probes and the status settle before deleting.
 			time.Sleep(200 * time.Millisecond)
 		}
 	} else {
+		if pw.waitFor(120*time.Second, func(p podState) bool { return p.containersReady != 0 || p.succeeded != 0 || p.failed }) {
+			if st, _ := pw.get(); st.containersReady != 0 && st.succeeded == 0 && !st.failed {
+				scrape()
+			}
+		}
 		if !pw.waitFor(120*time.Second, func(p podState) bool { return p.succeeded != 0 || p.failed }) {
 			s = fail("not Succeeded after 120s")
 		} else if st, _ := pw.get(); st.failed {
@@ -521,6 +743,42 @@ func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep 
 	s.Containers, problems = rec.finish(pod, w.Style != "none")
 	for _, p := range problems {
 		s = fail("%s", p)
+	}
+	var logged []loggedProbe
+	if r.probeLog != nil {
+		// The pod is gone: the kubelet has written its last probe lines.
+		if err := r.probeLog.catchUp(); err != nil {
+			s = fail("the kubelet's log: %v", err)
+		} else {
+			s.KubeletLog = true
+			logged = r.probeLog.take(name)
+		}
+	}
+	for i := range s.Containers {
+		c := &s.Containers[i]
+		types := map[string]*ProbeCount{}
+		for k, pc := range probes {
+			if k.pod == name && k.container == c.Name {
+				cp := *pc
+				types[k.probeType] = &cp
+			}
+		}
+		for _, lp := range logged {
+			if lp.container != c.Name {
+				continue
+			}
+			pc := types[lp.probeType]
+			if pc == nil {
+				pc = &ProbeCount{Type: lp.probeType}
+				types[lp.probeType] = pc
+			}
+			pc.FailedLog = append(pc.FailedLog, lp.at)
+		}
+		for _, t := range []string{"Startup", "Readiness", "Liveness"} {
+			if pc := types[t]; pc != nil {
+				c.Probes = append(c.Probes, *pc)
+			}
+		}
 	}
 	return s
 }

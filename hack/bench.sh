@@ -18,7 +18,20 @@
 #                    machine, n = 2 for b, d and e; 8: about 25 minutes, the
 #                    README's figures; each repeat runs a Job pod and
 #                    service pods with 1, 3 and 5 sidecars)
+#   BENCH_PARALLEL=P lanes of a way that run at once (default 1), each
+#                    lane the whole pod plan; the ways still run one after
+#                    the other. n per way = BENCH_REPEAT x P for b, d and e
+#                    (x 4 for a, a1 and a', x 3 for c). More samples in the
+#                    same time, but not the same figures: on the 2-core
+#                    machine 4 lanes made a' p95 70 to 90 ms longer, a1's
+#                    and c's p95 20 to 60 ms (2026-11-23, fork/annotated
+#                    and -p10, n = 32 against 64), so the report's figures
+#                    come from 1
 #   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go)
+#   BENCH_FORK_KUBELET=path  the fork's kubelet to measure (default the
+#                    built one, _output/vX.Y.Z/bin/kubelet), e.g. a build
+#                    of an earlier series; the cluster gets the built one
+#                    back at the end
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster-lib.sh)
@@ -42,7 +55,10 @@ repeat="${BENCH_REPEAT:-2}"
 go_count="${BENCH_GO_COUNT:-5}"
 [[ "$go_count" =~ ^[1-9][0-9]*$ ]] || die "BENCH_GO_COUNT must be a positive integer, not '$go_count'"
 out="${BENCH_OUT:-$ROOT/docs/bench}"
-all_ways="fork/annotated,fork/native-startup,fork/native-wait-ready,fork/poststart,fork/no-sidecars,upstream/native-startup,upstream/no-sidecars"
+parallel="${BENCH_PARALLEL:-1}"
+[[ "$parallel" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PARALLEL must be a positive integer, not '$parallel'"
+all_ways="fork/annotated,fork/annotated-p10,fork/native-startup,fork/native-wait-ready,fork/native-wait-ready-p10"
+all_ways+=",fork/poststart,fork/poststart-p10,fork/no-sidecars,upstream/native-startup,upstream/no-sidecars"
 ways="${BENCH_WAYS:-$all_ways}"
 fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
 upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
@@ -59,12 +75,16 @@ mkdir -p "$work"
 
 # An image garbage-collected by a kubelet (disk use over 85%) is gone for
 # good (no registry), while cluster-up.sh's stamp says it was imported.
+# (The list is read whole first: grep -q quitting early would make ctr die
+# of SIGPIPE, which pipefail reports as a missing image.)
+images="$(ctr -n k8s.io images ls -q)"
 for image in testserver pause; do
-  ctr -n k8s.io images ls -q | grep -qx "sidecar-kubelet.local/$image:1" ||
+  grep -qx "sidecar-kubelet.local/$image:1" <<< "$images" ||
     { log "importing $image again"; ctr -n k8s.io images import "$IMAGES_DIR/$image.tar" > /dev/null; }
 done
 
-fork_kubelet="$K8S_BIN_DIR/kubelet"
+fork_kubelet="${BENCH_FORK_KUBELET:-$K8S_BIN_DIR/kubelet}"
+[ -x "$fork_kubelet" ] || die "BENCH_FORK_KUBELET: no kubelet at $fork_kubelet"
 upstream_kubelet="$K8S_BIN_DIR/kubelet-upstream"
 eviction="${BENCH_EVICTION_HARD:-$SHARED_DISK_EVICTION_HARD}"
 restart_kubelet() { # BINARY
@@ -79,7 +99,7 @@ cleanup() {
   [ -z "$gobench_file" ] || rm -f "$gobench_file"
   if [ -n "$current_kubelet" ]; then
     log "back to the fork's kubelet with the cluster's own settings"
-    KUBELET_BIN="$fork_kubelet" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+    KUBELET_BIN="$K8S_BIN_DIR/kubelet" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
       log "could not restart the fork's kubelet: see $work/kubelet-restart.log"
   fi
   kctl delete namespace sk-bench --wait=false > /dev/null 2>&1 || true
@@ -89,7 +109,7 @@ trap cleanup EXIT
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 {
-  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` with BENCH_REPEAT=$repeat, on $(nproc) cores"
+  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` with BENCH_REPEAT=$repeat and BENCH_PARALLEL=$parallel, on $(nproc) cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)),"
   echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
   echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
@@ -97,20 +117,27 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 } > "$work/meta.md"
 
 samples="$work/samples.jsonl"
+segments="$work/segments.jsonl"
+# The kubelet's probe counts come from its own endpoint and its log (--v >= 1
+# logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
+# restarted by someone else during the run stops it (run again).
 run_ways() { # WAYS
+  local pid
+  pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   "$work/bench" run -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
-    -ways "$1" -repeat "$repeat" -out "$samples"
+    -ways "$1" -repeat "$repeat" -parallel "$parallel" -out "$samples" -segments "$segments" \
+    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log"
 }
 if [ -n "$fork_ways" ]; then
   current_kubelet="$fork_kubelet"
   restart_kubelet "$fork_kubelet"
-  log "measuring $fork_ways ($repeat repeats)"
+  log "measuring $fork_ways ($repeat repeats, $parallel lanes)"
   run_ways "$fork_ways"
 fi
 if [ -n "$upstream_ways" ]; then
   current_kubelet="$upstream_kubelet"
   restart_kubelet "$upstream_kubelet"
-  log "measuring $upstream_ways ($repeat repeats)"
+  log "measuring $upstream_ways ($repeat repeats, $parallel lanes)"
   run_ways "$upstream_ways"
 fi
 echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
@@ -170,7 +197,7 @@ EOF
   gobench_args=(-gobench "$work/gobench.txt")
 fi
 
-"$work/bench" report -samples "$samples" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+"$work/bench" report -samples "$samples" -segments "$segments" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
 mkdir -p "$out"
 rm -f "$out"/timeline-*.svg
 cp "$work/report"/* "$out/"
