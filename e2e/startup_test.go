@@ -35,15 +35,17 @@ import (
 // and starting a container takes about 0.1 s here.
 const appStartBound = 3 * time.Second
 
-// readyToStartBound is how soon after its sidecar actually turned ready an
-// app container must start, with the readiness probe's default period of
+// readyToStartBound is how soon after a sidecar actually turned ready the
+// next container must start, with the readiness probe's default period of
 // 10 s (rule 3: the kubelet notices the readiness promptly, whatever the
 // period). The fork probes a waited-on sidecar every 50 ms until it is
-// ready, and creating and starting a container takes 0.1 to 0.3 s here;
-// a kubelet that waited for the probe's period would start the app up to
-// 10 s late, 5 s on average. The SPEC's quarter of a second is measured by
-// make bench; this bound leaves room for a loaded CI machine.
-const readyToStartBound = time.Second
+// ready and syncs on the result; with creating and starting a container
+// that took 86 to 143 ms here. A kubelet that waited for the probe's
+// period would take up to 10 s, one that waited for the next relist up to
+// 1 s (more than this bound 60% of the time, at least once in three steps
+// in 94% of runs). The SPEC's quarter of a second is measured by make
+// bench; this bound leaves room for a loaded CI machine.
+const readyToStartBound = 500 * time.Millisecond
 
 var _ = Describe("Startup", func() {
 	var ns string
@@ -93,25 +95,31 @@ var _ = Describe("Startup", func() {
 			ruleMsg("3", "app startedAt before the sidecar's"))
 	})
 
-	It("[rule 3] notices the sidecar's readiness promptly, whatever the probe's period", func(ctx SpecContext) {
+	It("[rule 3] notices the sidecars' readiness promptly, whatever the probe's period", func(ctx SpecContext) {
 		tenSeconds := func(c *v1.Container) {
 			c.ReadinessProbe = httpProbe("/ready", 3)
 			c.ReadinessProbe.PeriodSeconds = 10
 		}
+		sidecar := func(name string) v1.Container { return server(name, tenSeconds, env("READY_AFTER=700ms")) }
 		pod := createPod(ctx, ns, newPod("default-period",
-			sidecarsAnnotation("proxy"),
-			containers(
-				server("proxy", tenSeconds, env("READY_AFTER=3s")),
-				server("app"),
-			)))
+			sidecarsAnnotation("s1,s2,s3"),
+			containers(sidecar("s1"), sidecar("s2"), sidecar("s3"), server("app"))))
 		waitPod(ctx, pod, 2*time.Minute, allRunning)
 		tl := currentTimeline(ctx, pod, first("app", "started"))
-		ready, started := tl.mustAt("3", first("proxy", "ready")), tl.mustAt("3", first("app", "started"))
-		if d := started.Sub(ready); d < 0 || d > readyToStartBound {
-			failRule("3", "the app started %v after its sidecar turned ready (readiness probe every 10 s), want within %v: the kubelet must not wait for the probe's period\ntimeline seen:\n%s",
-				d, readyToStartBound, tl)
+		// Three steps, each from a sidecar actually turning ready to the
+		// next container's start: a kubelet that waited for the probe's
+		// period would take seconds; one that waited for the next relist
+		// (1 s) instead of syncing on the probe result would exceed the
+		// bound in at least one step of three in most runs.
+		for _, step := range [][2]string{{"s1", "s2"}, {"s2", "s3"}, {"s3", "app"}} {
+			ready, started := tl.mustAt("3", first(step[0], "ready")), tl.mustAt("3", first(step[1], "started"))
+			d := started.Sub(ready)
+			if d < 0 || d > readyToStartBound {
+				failRule("3", "%s started %v after %s turned ready (readiness probes every 10 s), want within %v: the kubelet must notice the readiness at once, not at the probe's period or the next relist\ntimeline seen:\n%s",
+					step[1], d, step[0], readyToStartBound, tl)
+			}
+			GinkgoWriter.Printf("%s started %v after %s turned ready (probe period 10 s)\n", step[1], d, step[0])
 		}
-		GinkgoWriter.Printf("the app started %v after its sidecar turned ready (probe period 10 s)\n", started.Sub(ready))
 	})
 
 	It("[rule 4] keeps the apps waiting for a never-ready sidecar, with waiting reason SidecarsNotReady and one WaitingForSidecars event", func(ctx SpecContext) {
