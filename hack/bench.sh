@@ -13,11 +13,15 @@
 #   5. bench report: report.md, samples.json, timeline-*.svg
 #
 # Env:
-#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: 6 to 7
-#                    minutes with the Go benchmark on the quiet 2-core
-#                    machine, n = 2 for b, d and e; 8: about 25 minutes, the
-#                    README's figures; each repeat runs a Job pod and
-#                    service pods with 1, 3 and 5 sidecars)
+#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: 7 min
+#                    41 s with the Go benchmark on the quiet 2-core machine,
+#                    the ten ways, the fork's kubelet with the 50 ms probe of
+#                    waited-on sidecars (2026-11-23 19:51); n = 8 for a, a1
+#                    and a', 6 for c, 2 for b, d and e; 8: about 28 minutes;
+#                    each repeat runs a Job pod and service pods with 1, 3
+#                    and 5 sidecars. A kubelet without that probe spends up
+#                    to 10 s per sidecar in the -p10 ways: about 4 minutes
+#                    more)
 #   BENCH_PARALLEL=P lanes of a way that run at once (default 1), each
 #                    lane the whole pod plan; the ways still run one after
 #                    the other. n per way = BENCH_REPEAT x P for b, d and e

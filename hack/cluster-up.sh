@@ -191,7 +191,10 @@ for tar in "$IMAGES_DIR"/*.tar; do
   ctr -n k8s.io images import "$tar" >&2
   echo "$sum" > "$stamp"
 done
-ctr -n k8s.io images ls -q | grep -qxF "$PAUSE_IMAGE" ||
+# The list is read whole first: grep -q quitting at the first match would
+# make ctr die of SIGPIPE, which pipefail reports as a missing image.
+images="$(ctr -n k8s.io images ls -q)"
+grep -qxF "$PAUSE_IMAGE" <<< "$images" ||
   die "the pause image $PAUSE_IMAGE is not in containerd after the import"
 
 ensure kube-apiserver apiserver_healthy 120 \
