@@ -135,8 +135,12 @@ func describeStatus(st v1.ContainerStatus) string {
 			return "running since " + state.Running.StartedAt.UTC().Format(time.RFC3339)
 		case state.Terminated != nil:
 			t := state.Terminated
-			return fmt.Sprintf("terminated exit=%d %s (%s to %s)", t.ExitCode, t.Reason,
+			s := fmt.Sprintf("terminated exit=%d %s (%s to %s)", t.ExitCode, t.Reason,
 				t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339))
+			if t.Message != "" {
+				s += fmt.Sprintf(" message %q", t.Message)
+			}
+			return s
 		case state.Waiting != nil:
 			return "waiting " + state.Waiting.Reason + ": " + state.Waiting.Message
 		}
@@ -147,6 +151,18 @@ func describeStatus(st v1.ContainerStatus) string {
 		s += "; last: " + describe(st.LastTerminationState)
 	}
 	return s
+}
+
+// describeStatuses describes every container of the pod, a line each.
+func describeStatuses(p *v1.Pod) string {
+	if p == nil {
+		return "  (no pod seen)"
+	}
+	var s []string
+	for _, st := range allStatuses(p) {
+		s = append(s, "  "+describeStatus(st))
+	}
+	return strings.Join(s, "\n")
 }
 
 func indent(s, prefix string) string {
@@ -375,12 +391,7 @@ func waitPod(ctx context.Context, pod *v1.Pod, timeout time.Duration, cond func(
 		if last == nil {
 			return "no pod"
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "pod %s phase %s:\n", last.Name, last.Status.Phase)
-		for _, st := range allStatuses(last) {
-			fmt.Fprintf(&b, "  %s\n", describeStatus(st))
-		}
-		return b.String()
+		return fmt.Sprintf("pod %s phase %s:\n%s\n", last.Name, last.Status.Phase, describeStatuses(last))
 	})
 	return last
 }

@@ -96,10 +96,7 @@ var _ = Describe("Jobs", func() {
 		var seen []string
 		for i := range pods.Items {
 			p := &pods.Items[i]
-			seen = append(seen, fmt.Sprintf("pod %s phase %s", p.Name, p.Status.Phase))
-			for _, st := range allStatuses(p) {
-				seen = append(seen, "  "+describeStatus(st))
-			}
+			seen = append(seen, fmt.Sprintf("pod %s phase %s", p.Name, p.Status.Phase), describeStatuses(p))
 		}
 		return pods.Items, strings.Join(seen, "\n")
 	}

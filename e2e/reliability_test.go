@@ -37,10 +37,6 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
-// reasonSidecarAnnotationChanged is the Warning event of rule 19 (spelt out
-// here so that the suite does not depend on the kubelet package's constant).
-const reasonSidecarAnnotationChanged = "SidecarAnnotationChanged"
-
 // The cases off the tested paths: a probe's kill, a sandbox that dies, an
 // active deadline, an annotation changed on a running pod, a delete that
 // shortens the grace period.
@@ -224,7 +220,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 				reason = "Error"
 			}
 			if t == nil || t.ExitCode != code || t.Reason != reason || t.ContainerID == "" {
-				wrong = append(wrong, fmt.Sprintf("%s: want terminated %d %s, saw %s", st.Name, code, reason, describeStatus(st)+terminatedMessage(t)))
+				wrong = append(wrong, fmt.Sprintf("%s: want terminated %d %s, saw %s", st.Name, code, reason, describeStatus(st)))
 			}
 		}
 		if len(wrong) > 0 {
@@ -269,7 +265,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 		}
 		if p, err := podHolds(ctx, pod, 4*time.Second, unchanged); err != nil {
 			failRule("19", "the sidecars annotation of a running pod changed, and the kubelet acted on it: %v\n%s\nevents %s: %s",
-				err, describeStatuses(p), reasonSidecarAnnotationChanged, describeEvents(podEvents(ctx, p, reasonSidecarAnnotationChanged)))
+				err, describeStatuses(p), sidecars.ReasonSidecarAnnotationChanged, describeEvents(podEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)))
 		}
 		// More syncs of the pod: each update of the pod is one.
 		for i := range 2 {
@@ -277,20 +273,20 @@ var _ = Describe("Reliability off the tested paths", func() {
 		}
 		const bound = 10 * time.Second
 		if _, err := podWithin(ctx, pod, bound, func(p *v1.Pod) error {
-			if len(podEvents(ctx, p, reasonSidecarAnnotationChanged)) == 0 {
+			if len(podEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)) == 0 {
 				return fmt.Errorf("no event")
 			}
 			return nil
 		}); err != nil {
-			failRule("19", "no %s event within %v of the change of the sidecars annotation of a running pod", reasonSidecarAnnotationChanged, bound)
+			failRule("19", "no %s event within %v of the change of the sidecars annotation of a running pod", sidecars.ReasonSidecarAnnotationChanged, bound)
 		}
 		if p, err := podHolds(ctx, pod, 4*time.Second, func(p *v1.Pod) error {
 			if err := unchanged(p); err != nil {
 				return err
 			}
-			evs := podEvents(ctx, p, reasonSidecarAnnotationChanged)
+			evs := podEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)
 			if eventCount(evs) != 1 || evs[0].Type != v1.EventTypeWarning {
-				return fmt.Errorf("want exactly one Warning %s event, saw %s", reasonSidecarAnnotationChanged, describeEvents(evs))
+				return fmt.Errorf("want exactly one Warning %s event, saw %s", sidecars.ReasonSidecarAnnotationChanged, describeEvents(evs))
 			}
 			return nil
 		}); err != nil {
@@ -429,24 +425,6 @@ func patchPod(ctx context.Context, pod *v1.Pod, patch map[string]any) {
 	Expect(err).NotTo(HaveOccurred())
 	_, err = cs.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, b, metav1.PatchOptions{})
 	Expect(err).NotTo(HaveOccurred(), "patching pod %s with %s", pod.Name, b)
-}
-
-func describeStatuses(p *v1.Pod) string {
-	if p == nil {
-		return "  (no pod seen)"
-	}
-	var s []string
-	for _, st := range allStatuses(p) {
-		s = append(s, "  "+describeStatus(st)+terminatedMessage(st.State.Terminated))
-	}
-	return strings.Join(s, "\n")
-}
-
-func terminatedMessage(t *v1.ContainerStateTerminated) string {
-	if t == nil || t.Message == "" {
-		return ""
-	}
-	return fmt.Sprintf(" message %q", t.Message)
 }
 
 // podSandboxes lists the runtime's sandboxes of the pod.

@@ -18,6 +18,7 @@ package sidecars
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,9 @@ const (
 	// before the next container starts.
 	WaitReadyAnnotation = "sidecar-kubelet.io/wait-ready"
 )
+
+// layoutAnnotations are the annotations a Layout is read from.
+var layoutAnnotations = [...]string{SidecarsAnnotation, WaitReadyAnnotation}
 
 // Layout is the arrangement of a pod's containers around its sidecars, as
 // the pod's annotations ask for it. The zero Layout is upstream behaviour.
@@ -152,9 +156,12 @@ func LayoutFor(pod *v1.Pod, gateOn func() bool) (Layout, error) {
 }
 
 func hasAnnotations(pod *v1.Pod) bool {
-	_, sidecars := pod.Annotations[SidecarsAnnotation]
-	_, waitReady := pod.Annotations[WaitReadyAnnotation]
-	return sidecars || waitReady
+	for _, key := range layoutAnnotations {
+		if _, ok := pod.Annotations[key]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // StartedWith returns the pod as the kubelet runs it: carrying the sidecar
@@ -173,8 +180,7 @@ func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox b
 	if pod == nil || !hasSandbox {
 		return pod, false
 	}
-	keys := []string{SidecarsAnnotation, WaitReadyAnnotation}
-	for _, key := range keys {
+	for _, key := range layoutAnnotations {
 		now, inPod := pod.Annotations[key]
 		then, inSandbox := sandboxAnnotations[key]
 		changed = changed || inPod != inSandbox || now != then
@@ -183,11 +189,11 @@ func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox b
 		return pod, false
 	}
 	copied := *pod
-	copied.Annotations = make(map[string]string, len(pod.Annotations))
-	for k, v := range pod.Annotations {
-		copied.Annotations[k] = v
+	copied.Annotations = maps.Clone(pod.Annotations)
+	if copied.Annotations == nil {
+		copied.Annotations = map[string]string{}
 	}
-	for _, key := range keys {
+	for _, key := range layoutAnnotations {
 		if then, inSandbox := sandboxAnnotations[key]; inSandbox {
 			copied.Annotations[key] = then
 		} else {
@@ -202,7 +208,7 @@ func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox b
 // annotation with its value then and now.
 func DescribeChange(started, now *v1.Pod) string {
 	var parts []string
-	for _, key := range []string{SidecarsAnnotation, WaitReadyAnnotation} {
+	for _, key := range layoutAnnotations {
 		then, hadIt := started.Annotations[key]
 		value, hasIt := now.Annotations[key]
 		switch {

@@ -17,6 +17,7 @@ limitations under the License.
 package sidecars
 
 import (
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -73,14 +74,7 @@ func (l Layout) WaitedOn(pod *v1.Pod, c *v1.Container, kind ProbeKind) bool {
 	if l.IsSidecar(c.Name) {
 		return hasContainer(pod.Spec.Containers, c.Name)
 	}
-	return l.WaitReady && isNativeSidecar(pod, c.Name)
-}
-
-func isNativeSidecar(pod *v1.Pod, name string) bool {
-	for _, c := range pod.Spec.InitContainers {
-		if c.Name == name {
-			return c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways
-		}
-	}
-	return false
+	return l.WaitReady && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
+		return init.Name == c.Name && isNativeSidecar(&init)
+	})
 }

@@ -57,7 +57,7 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 	}
 	for i := len(pod.Spec.InitContainers) - 1; i >= 0; i-- {
 		c := pod.Spec.InitContainers[i]
-		if c.RestartPolicy == nil || *c.RestartPolicy != v1.ContainerRestartPolicyAlways {
+		if !isNativeSidecar(&c) {
 			continue
 		}
 		order.After[c.Name] = append([]string(nil), stopsEarlier...)
@@ -104,4 +104,10 @@ func StopSeconds(deadline, now time.Time) int64 {
 		return 0
 	}
 	return int64(left.Round(time.Second) / time.Second)
+}
+
+// isNativeSidecar reports whether an init container is a native sidecar
+// (restartPolicy Always).
+func isNativeSidecar(c *v1.Container) bool {
+	return c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways
 }
