@@ -60,6 +60,13 @@ func (l Layout) HasSidecars() bool { return len(l.Sidecars) > 0 }
 // for native sidecars' startup probes, and a zero Layout keeps that as is.
 func (l Layout) StartWaitsOnProbes() bool { return l.HasSidecars() || l.WaitReady }
 
+// Ordered reports whether the annotations order the pod's containers at all:
+// annotated sidecars, or wait-ready. The kubelet then also takes the fast
+// paths that exist for such pods (a relist of the pod at once where upstream
+// waits for the next periodic one); a pod that is not Ordered runs exactly as
+// upstream.
+func (l Layout) Ordered() bool { return l.HasSidecars() || l.WaitReady }
+
 // IsSidecar reports whether the entry of spec.containers with this name is
 // an annotated sidecar.
 func (l Layout) IsSidecar(name string) bool { return slices.Contains(l.Sidecars, name) }

@@ -288,6 +288,7 @@ func TestLayoutPredicates(t *testing.T) {
 		layout          Layout
 		wantHasSidecars bool
 		wantStartWaits  bool
+		wantOrdered     bool
 		// wantSidecar maps container names to the expected IsSidecar.
 		wantSidecar map[string]bool
 	}{
@@ -302,6 +303,7 @@ func TestLayoutPredicates(t *testing.T) {
 			layout:          Layout{WaitReady: true},
 			wantHasSidecars: false,
 			wantStartWaits:  true,
+			wantOrdered:     true,
 			wantSidecar:     map[string]bool{"app": false, "native": false},
 		},
 		{
@@ -309,6 +311,7 @@ func TestLayoutPredicates(t *testing.T) {
 			layout:          Layout{Sidecars: []string{"a", "b"}},
 			wantHasSidecars: true,
 			wantStartWaits:  true,
+			wantOrdered:     true,
 			wantSidecar:     map[string]bool{"a": true, "b": true, "app": false, "native": false, "": false, "A": false},
 		},
 		{
@@ -316,6 +319,7 @@ func TestLayoutPredicates(t *testing.T) {
 			layout:          Layout{Sidecars: []string{"a"}, WaitReady: true},
 			wantHasSidecars: true,
 			wantStartWaits:  true,
+			wantOrdered:     true,
 			wantSidecar:     map[string]bool{"a": true, "app": false, "native": false},
 		},
 	}
@@ -326,6 +330,9 @@ func TestLayoutPredicates(t *testing.T) {
 			}
 			if got := tc.layout.StartWaitsOnProbes(); got != tc.wantStartWaits {
 				t.Errorf("StartWaitsOnProbes() = %v, want %v", got, tc.wantStartWaits)
+			}
+			if got := tc.layout.Ordered(); got != tc.wantOrdered {
+				t.Errorf("Ordered() = %v, want %v", got, tc.wantOrdered)
 			}
 			got := map[string]bool{}
 			for name := range tc.wantSidecar {

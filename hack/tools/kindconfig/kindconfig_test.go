@@ -152,7 +152,9 @@ func TestKindConfigs(t *testing.T) {
 			if len(kcs) != 1 {
 				t.Fatalf("want one KubeletConfiguration patch, found %d", len(kcs))
 			}
-			if want := map[string]bool{gate: true}; !reflect.DeepEqual(kcs[0].FeatureGates, want) {
+			// EventedPLEG: from v1.37 upstream's container-stop fast path,
+			// which the local cluster turns on as well (hack/cluster-lib.sh).
+			if want := map[string]bool{gate: true, "EventedPLEG": true}; !reflect.DeepEqual(kcs[0].FeatureGates, want) {
 				t.Errorf("the KubeletConfiguration patch sets featureGates %v, want %v", kcs[0].FeatureGates, want)
 			}
 
