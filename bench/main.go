@@ -323,10 +323,12 @@ func lanesNote(samples []Sample) string {
 	}
 	if p == 1 {
 		return "The pods ran one at a time: every repeat of a way runs a Job pod with 1 sidecar, then service pods\n" +
-			"with 1, 3 and 5 sidecars; one way after the other."
+			"with 1, 3 and 5 sidecars, then a plain pod whose container the benchmark stops itself through the CRI\n" +
+			"(c's floor); one way after the other."
 	}
-	return fmt.Sprintf("Every repeat of a way ran %d lanes at once, each a Job pod with 1 sidecar and service pods with 1, 3\n"+
-		"and 5 sidecars, one after the other (lane l starts l/%d s after the first, with the plan rotated by l, so\n"+
+	return fmt.Sprintf("Every repeat of a way ran %d lanes at once, each a Job pod with 1 sidecar, service pods with 1, 3\n"+
+		"and 5 sidecars and a plain pod whose container the benchmark stops itself through the CRI (c's floor, under\n"+
+		"the same load as c), one after the other (lane l starts l/%d s after the first, with the plan rotated by l, so\n"+
 		"that the lanes run pods of different sizes at any one time); the ways ran one after the other, so the\n"+
 		"kubelet's CPU time of a way's runs is that way's. Up to %d pods of one way ran at once.", p, p, p)
 }

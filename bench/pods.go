@@ -90,6 +90,11 @@ func WayByName(name string) (Way, bool) {
 const (
 	KindService = "svc" // long running app; deleted by the benchmark
 	KindJob     = "job" // the app exits 0 by itself; restartPolicy Never
+	// KindStop is one plain container, restartPolicy Never, whatever the
+	// way, that the benchmark stops itself through the CRI: the runtime's
+	// own time from a container's exit to its StopContainer returning, the
+	// floor of c, in each lane of each way, under the same load as c.
+	KindStop = "stop"
 )
 
 const (
@@ -155,6 +160,10 @@ func PodFor(w Way, kind string, n int, name string) *v1.Pod {
 	app := v1.Container{
 		Name: "app", Image: image, ImagePullPolicy: v1.PullNever,
 		Env: envs("NAME", "app", "PORT", strconv.Itoa(appPort), "DRAIN", appDrain),
+	}
+	if kind == KindStop {
+		pod.Spec.RestartPolicy = v1.RestartPolicyNever
+		n, w.Style = 0, "none"
 	}
 	if kind == KindJob {
 		pod.Spec.RestartPolicy = v1.RestartPolicyNever

@@ -50,7 +50,7 @@ const namespace = "sk-bench"
 var plan = []struct {
 	kind string
 	n    int
-}{{KindJob, 1}, {KindService, 1}, {KindService, 3}, {KindService, 5}}
+}{{KindJob, 1}, {KindService, 1}, {KindService, 3}, {KindService, 5}, {KindStop, 0}}
 
 type runner struct {
 	cs      kubernetes.Interface
@@ -549,6 +549,19 @@ func (c *criRecorder) update(ctx context.Context, containers []*runtimeapi.Conta
 	}
 }
 
+// containerID is the runtime's id of the pod's first container of that name.
+func (c *criRecorder) containerID(name string) (string, bool) {
+	c.poll()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, n := range c.ids {
+		if n == name {
+			return id, true
+		}
+	}
+	return "", false
+}
+
 // readLogs opens the log files that exist now and reads what is new.
 func (c *criRecorder) readLogs() {
 	c.mu.Lock()
@@ -699,7 +712,23 @@ func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep,
 		}
 		s.ProbesAt = time.Now().UnixNano()
 	}
-	if kind == KindService {
+	if kind == KindStop {
+		if !pw.waitFor(120*time.Second, func(p podState) bool { return p.containersReady != 0 }) {
+			return fail("containers not ready after 120s")
+		}
+		id, ok := rec.containerID("app")
+		if !ok {
+			return fail("the app container never seen in the runtime")
+		}
+		s.StopCall = time.Now().UnixNano()
+		if _, err := r.rt.StopContainer(ctx, &runtimeapi.StopContainerRequest{ContainerId: id, Timeout: 30}); err != nil {
+			return fail("StopContainer: %v", err)
+		}
+		s.StopReturn = time.Now().UnixNano()
+		if !pw.waitFor(120*time.Second, func(p podState) bool { return p.succeeded != 0 || p.failed }) {
+			s = fail("not terminal 120s after the stop")
+		}
+	} else if kind == KindService {
 		if !pw.waitFor(120*time.Second, func(p podState) bool { return p.containersReady != 0 }) {
 			s = fail("containers not ready after 120s")
 		} else {
@@ -730,7 +759,7 @@ func (r *runner) runPod(ctx context.Context, w Way, wi int, kind string, n, rep,
 	}
 	st, _ := pw.get()
 	s.ContainersReady, s.Succeeded, s.Gone = st.containersReady, st.succeeded, st.gone
-	if kind == KindJob {
+	if kind == KindJob || kind == KindStop {
 		s.Delete, s.Gone = 0, 0 // a Job pod's deletion is not measured
 	}
 	pw.mu.Lock()

@@ -13,24 +13,22 @@
 #   5. bench report: report.md, samples.json, timeline-*.svg
 #
 # Env:
-#   BENCH_REPEAT=N   repeats of every pod of every way (default 2: 7 min
-#                    41 s with the Go benchmark on the quiet 2-core machine,
-#                    the ten ways, the fork's kubelet with the 50 ms probe of
-#                    waited-on sidecars (2026-11-23 19:51); n = 8 for a, a1
-#                    and a', 6 for c, 2 for b, d and e; 8: about 28 minutes;
-#                    each repeat runs a Job pod and service pods with 1, 3
-#                    and 5 sidecars. A kubelet without that probe spends up
-#                    to 10 s per sidecar in the -p10 ways: about 4 minutes
-#                    more)
-#   BENCH_PARALLEL=P lanes of a way that run at once (default 1), each
-#                    lane the whole pod plan; the ways still run one after
-#                    the other. n per way = BENCH_REPEAT x P for b, d and e
-#                    (x 4 for a, a1 and a', x 3 for c). More samples in the
-#                    same time, but not the same figures: on the 2-core
-#                    machine 4 lanes made a' p95 70 to 90 ms longer, a1's
-#                    and c's p95 20 to 60 ms (2026-11-23, fork/annotated
-#                    and -p10, n = 32 against 64), so the report's figures
-#                    come from 1
+#   BENCH_REPEAT=N   repeats of every pod of every way (default 2; 8 gives
+#                    32 samples for b, d and e). Each repeat of a way runs
+#                    BENCH_PARALLEL lanes, each a Job pod and service pods
+#                    with 1, 3 and 5 sidecars, then a pod whose container
+#                    the benchmark stops itself (c's floor, under the same
+#                    load). n per way = BENCH_REPEAT x BENCH_PARALLEL for b,
+#                    d, e and c's floor, x 4 for a, a1 and a', x 3 for c.
+#                    The default run's time is in docs/bench/report.md.
+#   BENCH_PARALLEL=P lanes of a way that run at once (default 4, for 8
+#                    samples of every scenario in one default run). The
+#                    lanes share the 2 cores: every way's figures are a bit
+#                    longer than one pod at a time gives (2026-11-23: a'
+#                    p95 70 to 90 ms, a1's and c's p95 20 to 60 ms longer
+#                    with 4 lanes than with 1), alike for all ways, which
+#                    run one after the other; BENCH_PARALLEL=1 measures one
+#                    pod at a time
 #   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go)
 #   BENCH_FORK_KUBELET=path  the fork's kubelet to measure (default the
 #                    built one, _output/vX.Y.Z/bin/kubelet), e.g. a build
@@ -59,7 +57,7 @@ repeat="${BENCH_REPEAT:-2}"
 go_count="${BENCH_GO_COUNT:-5}"
 [[ "$go_count" =~ ^[1-9][0-9]*$ ]] || die "BENCH_GO_COUNT must be a positive integer, not '$go_count'"
 out="${BENCH_OUT:-$ROOT/docs/bench}"
-parallel="${BENCH_PARALLEL:-1}"
+parallel="${BENCH_PARALLEL:-4}"
 [[ "$parallel" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PARALLEL must be a positive integer, not '$parallel'"
 all_ways="fork/annotated,fork/annotated-p10,fork/native-startup,fork/native-wait-ready,fork/native-wait-ready-p10"
 all_ways+=",fork/poststart,fork/poststart-p10,fork/no-sidecars,upstream/native-startup,upstream/no-sidecars"
@@ -95,6 +93,8 @@ restart_kubelet() { # BINARY
   log "running the kubelet $("$1" --version | cut -d' ' -f2)"
   KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
     { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
+  # "... (Kubernetes vX, pid N, feature gates: A:true,B:true) in Ns"
+  echo "Feature gates of the kubelet $("$1" --version | cut -d' ' -f2): $(sed -n 's/.*feature gates: \(.*\)) in [0-9]*s$/\1/p' "$work/kubelet-restart.log" | tail -1)." >> "$work/meta.md"
 }
 current_kubelet=""
 gobench_file=""
