@@ -177,6 +177,25 @@ func reportCmd(args []string) error {
 		}
 	}
 	sum := Summarize(samples)
+	var benches []GoBench
+	if *goBench != "" {
+		f, err := os.Open(*goBench)
+		if err != nil {
+			return err
+		}
+		benches, err = ParseGoBench(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	// The verdicts, also alone in goals.md, which make bench puts in the
+	// README.
+	var goals strings.Builder
+	GoalsTable(&goals, Goals(sum, benches))
+	if err := os.WriteFile(filepath.Join(*out, "goals.md"), []byte(goals.String()), 0o644); err != nil {
+		return err
+	}
 
 	var md strings.Builder
 	md.WriteString("# Sidecar ordering benchmark\n\n")
@@ -191,6 +210,9 @@ func reportCmd(args []string) error {
 	md.WriteString("Written by `make bench` (hack/bench.sh, bench/). What each scenario measures, the goals and the\n" +
 		"analysis of the latest committed run: the README's Benchmarks section. Times in ms; p50 and p95 are\n" +
 		"nearest-rank percentiles, so with few samples p95 is the maximum.\n\n")
+	md.WriteString("## Against the goals\n\n")
+	md.WriteString(goals.String())
+	md.WriteString("\n")
 	md.WriteString("## Ways\n\n")
 	for _, w := range Ways {
 		if contains(ways, w.Name) {
@@ -226,16 +248,7 @@ func reportCmd(args []string) error {
 			md.WriteString("\n" + l + "\n")
 		}
 	}
-	if *goBench != "" {
-		f, err := os.Open(*goBench)
-		if err != nil {
-			return err
-		}
-		benches, err := ParseGoBench(f)
-		f.Close()
-		if err != nil {
-			return err
-		}
+	if len(benches) > 0 {
 		md.WriteString("\n## computePodActions, patched against upstream\n\n")
 		md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +
 			"function copied into the pristine tree); a pod of three running containers, with the feature gate at its default.\n\n")

@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+)
+
+// A Verdict is one goal judged on one way's figures of a run.
+type Verdict struct {
+	Goal    string // the goal, as issue 17 states it
+	Way     string
+	Figure  string // the way's figures, p50 / p95 ms (n)
+	Against string // what it is compared with, in the same run
+	Met     string // "yes", "no", or "—" when the run lacks a figure
+}
+
+// Goals judges the run against the performance goals. Every comparison is
+// between figures of the same run: the machine's load moves all of them.
+func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
+	var out []Verdict
+	get := func(key, way string) *Stats { return sum[key][way] }
+	fig := func(st *Stats) string {
+		return fmt.Sprintf("%s / %s (%d)", fmtMS(st.P50), fmtMS(st.P95), st.N)
+	}
+	judge := func(goal, key, way string, ok func(st *Stats) (string, bool, bool)) {
+		st := get(key, way)
+		v := Verdict{Goal: goal, Way: way, Figure: "—", Against: "—", Met: "—"}
+		if st != nil {
+			v.Figure = fig(st)
+			text, met, known := ok(st)
+			v.Against = text
+			if known {
+				v.Met = map[bool]string{true: "yes", false: "no"}[met]
+			}
+		}
+		out = append(out, v)
+	}
+
+	// a′: p95 ≤ 250 ms, and below the postStart hook's p95 at the same
+	// probe period.
+	for _, p := range []struct{ way, postStart string }{
+		{"fork/annotated", "fork/poststart"},
+		{"fork/annotated-p10", "fork/poststart-p10"},
+		{"fork/native-wait-ready", "fork/poststart"},
+		{"fork/native-wait-ready-p10", "fork/poststart-p10"},
+	} {
+		judge("a′. sidecar ready → first app start: p95 ≤ 250 ms and below the postStart hook's", "a0", p.way,
+			func(st *Stats) (string, bool, bool) {
+				ps := get("a0", p.postStart)
+				if ps == nil {
+					return "—", false, false
+				}
+				return fmt.Sprintf("`%s` %s", p.postStart, fig(ps)), st.P95 <= 250 && st.P95 < ps.P95, true
+			})
+	}
+	// b: p95 ≤ 1000 ms, and no slower than a pod without sidecars on the
+	// same kubelet (p95; the p50s are shown).
+	for _, way := range []string{"fork/annotated", "fork/native-wait-ready"} {
+		judge("b. Job: last app exit → Succeeded: p95 ≤ 1000 ms and ≤ no sidecars", "b", way,
+			func(st *Stats) (string, bool, bool) {
+				ns := get("b", "fork/no-sidecars")
+				if ns == nil {
+					return "—", false, false
+				}
+				return "`fork/no-sidecars` " + fig(ns), st.P95 <= 1000 && st.P95 <= ns.P95, true
+			})
+	}
+	// c: p95 within 20 ms of the runtime's floor in the same lanes.
+	for _, way := range []string{"fork/annotated", "fork/native-wait-ready"} {
+		judge("c. last app exit → first sidecar SIGTERM: p95 within 20 ms of the floor", "c", way,
+			func(st *Stats) (string, bool, bool) {
+				floor, kill := get("c0", way), get("c1", way)
+				if floor == nil {
+					return "—", false, false
+				}
+				text := "floor " + fig(floor)
+				if kill != nil {
+					text += ", kill path " + fig(kill)
+				}
+				return text, st.P95 <= floor.P95+20, true
+			})
+	}
+	// e: create → all containers ready with 3 and 5 sidecars, no slower
+	// than the postStart hook (medians; the p95s are shown).
+	for _, key := range []string{"e3", "e5"} {
+		for _, way := range []string{"fork/annotated", "fork/native-wait-ready"} {
+			judge(fmt.Sprintf("e. create → all ready, %s sidecars: no slower than the postStart hook (p50)", key[1:]), key, way,
+				func(st *Stats) (string, bool, bool) {
+					ps := get(key, "fork/poststart")
+					if ps == nil {
+						return "—", false, false
+					}
+					return "`fork/poststart` " + fig(ps), st.P50 <= ps.P50, true
+				})
+		}
+	}
+	// computePodActions: within 5% of upstream for a pod without sidecars.
+	if up, pa, ok := goBenchMedians(benches, "BenchmarkComputePodActions/no-sidecars"); ok {
+		diff := math.Round((pa/up-1)*1000) / 10 // as shown, to 0.1%
+		out = append(out, Verdict{
+			Goal:    "computePodActions, a pod without sidecars: within 5% of upstream",
+			Way:     "patched tree",
+			Figure:  fmt.Sprintf("%.2f µs (%+.1f%%)", pa/1e3, diff),
+			Against: fmt.Sprintf("upstream %.2f µs", up/1e3),
+			Met:     map[bool]string{true: "yes", false: "no"}[diff <= 5],
+		})
+	}
+	return out
+}
+
+// goBenchMedians is the median ns/op of one benchmark in each tree.
+func goBenchMedians(benches []GoBench, name string) (upstream, patched float64, ok bool) {
+	byTree := map[string][]float64{}
+	for _, b := range benches {
+		if b.Name == name {
+			byTree[b.Tree] = append(byTree[b.Tree], b.NsPerOp)
+		}
+	}
+	median := func(v []float64) float64 {
+		sort.Float64s(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	if len(byTree["upstream"]) == 0 || len(byTree["patched"]) == 0 {
+		return math.NaN(), math.NaN(), false
+	}
+	return median(byTree["upstream"]), median(byTree["patched"]), true
+}
+
+// GoalsTable writes the verdicts as a markdown table.
+func GoalsTable(w io.Writer, verdicts []Verdict) {
+	fmt.Fprintln(w, "| goal | way | p50 / p95 ms (n) | against, same run | met |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
+	last := ""
+	for _, v := range verdicts {
+		goal := v.Goal
+		if goal == last {
+			goal = ""
+		}
+		last = v.Goal
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s |\n", goal, v.Way, v.Figure, v.Against, v.Met)
+	}
+}
