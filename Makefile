@@ -11,7 +11,7 @@ export K8S_VERSION
 # docs/prototyping.md), picked to run in a couple of minutes.
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
-	test test-unit test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
+	test test-unit test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
 	node-image test-tools rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
 
 help: ## list the targets
@@ -34,10 +34,13 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/export-patches.sh
 
-test: kubelet test-unit test-tools test-e2e-tools test-bench test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
+test: kubelet test-unit test-tools test-e2e-tools test-bench test-patch-roundtrip test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
 test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
 	go test -count=1 ./kubelet/... ./hack/images/...
+
+test-patch-roundtrip: ## import patches/vX.Y into a throwaway clone, export it again: the files come back byte for byte
+	hack/check-patch-roundtrip.sh
 
 test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
 	hack/import-patches.sh

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Turn the commits upstream..patches of the work tree into the patch series
-# (like Electron's git-export-patches): one file per commit, named after its
-# subject, listed in commit order in $SERIES_FILE. Patch files that are no
-# longer listed are deleted. The output is byte-stable: exporting twice in a
-# row gives no diff.
+# (like Electron's git-export-patches): one file per commit, listed in commit
+# order in $SERIES_FILE. A file is named after its commit's subject, whole,
+# or after the commit's "Patch-Filename: NAME.patch" trailer, which keeps a
+# name when its subject changes. Patch files that are no longer listed are
+# deleted. The output is byte-stable: exporting twice in a row gives no diff,
+# and import then export gives the series back (hack/check-patch-roundtrip.sh).
 #
 # Afterwards the import stamp is updated, so that the next import-patches sees
 # the tree as built from the new series and leaves it alone.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-STAMP="$BUILD_DIR/applied.stamp"
+STAMP="$APPLIED_STAMP"
 
 [ -d "$TREE/.git" ] || die "no work tree at $TREE: run 'make import-patches' first"
 ! tree_busy ||
@@ -47,10 +49,15 @@ for c in $(tree_git rev-list --reverse "$UPSTREAM_TAG..HEAD"); do
   # An empty commit becomes an empty patch, which git am rejects.
   ! tree_git diff --quiet "$c^" "$c" ||
     die "commit ${c:0:12} '$subject' changes nothing: drop it (git -C $TREE rebase -i $UPSTREAM_TAG)"
-  slug="$(printf '%s' "$subject" | LC_ALL=C tr '[:upper:]' '[:lower:]' |
-    LC_ALL=C sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-*$//')"
-  # Keep names short, cutting at a word boundary.
-  while [ "${#slug}" -gt 64 ] && [[ "$slug" == *-* ]]; do slug="${slug%-*}"; done
+  trailer="$(tree_git log -1 --format='%(trailers:key=Patch-Filename,valueonly,separator=%x2C)' "$c")"
+  if [ -n "$trailer" ]; then
+    [[ "$trailer" =~ ^[a-z0-9][a-z0-9.-]*\.patch$ ]] ||
+      die "commit ${c:0:12} '$subject': Patch-Filename '$trailer' is not one name of lower-case letters, digits, '-' and '.', ending in .patch"
+    slug="${trailer%.patch}"
+  else
+    slug="$(printf '%s' "$subject" | LC_ALL=C tr '[:upper:]' '[:lower:]' |
+      LC_ALL=C sed -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-*$//')"
+  fi
   [ -n "$slug" ] || slug="patch"
   name="$slug.patch"
   i=2

@@ -12,9 +12,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-"$ROOT/hack/fetch-upstream.sh"
+# (A PATCH_TREE= clone is made from the fetched work tree.)
+[ -n "${PATCH_TREE:-}" ] || "$ROOT/hack/fetch-upstream.sh"
 
-STAMP="$BUILD_DIR/applied.stamp"
+STAMP="$APPLIED_STAMP"
 want_hash="$(series_hash)"
 patches="$(series_patches)"
 upstream="$(tree_git rev-parse "$UPSTREAM_TAG^{commit}")"

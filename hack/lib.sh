@@ -62,7 +62,12 @@ SERIES_FILE="$SERIES_DIR/series"
 BUILD_DIR="$OUTPUT/v$K8S_VERSION"
 # The upstream work tree, a git repository: the tag "upstream" marks the
 # pristine release, the branch "patches" carries the series as commits.
-TREE="$BUILD_DIR/kubernetes"
+# PATCH_TREE= points the patch scripts at another clone of it (the round-trip
+# check of hack/check-patch-roundtrip.sh), whose import stamp then lives in
+# that clone's .git.
+TREE="${PATCH_TREE:-$BUILD_DIR/kubernetes}"
+APPLIED_STAMP="$BUILD_DIR/applied.stamp"
+[ -z "${PATCH_TREE:-}" ] || APPLIED_STAMP="$PATCH_TREE/.git/sidecar-kubelet-applied.stamp"
 # The Kubernetes binaries (kubelet, kube-apiserver, ..., kubectl) of this
 # release, beside its work tree, so that versions never overwrite each other
 # and the local cluster runs one release throughout. BIN_DIR holds the tools
