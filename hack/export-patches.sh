@@ -49,6 +49,10 @@ for c in $(tree_git rev-list --reverse "$UPSTREAM_TAG..HEAD"); do
   # An empty commit becomes an empty patch, which git am rejects.
   ! tree_git diff --quiet "$c^" "$c" ||
     die "commit ${c:0:12} '$subject' changes nothing: drop it (git -C $TREE rebase -i $UPSTREAM_TAG)"
+  # patch(1)'s leftovers of a fuzzy apply must not ride along in a patch.
+  leftovers="$(tree_git diff --name-only --diff-filter=A "$c^" "$c" -- '*.orig' '*.rej')"
+  [ -z "$leftovers" ] ||
+    die "commit ${c:0:12} '$subject' adds $(echo "$leftovers" | paste -sd' '): remove them from the commit (git rm --cached, then amend)"
   trailer="$(tree_git log -1 --format='%(trailers:key=Patch-Filename,valueonly,separator=%x2C)' "$c")"
   if [ -n "$trailer" ]; then
     [[ "$trailer" =~ ^[a-z0-9][a-z0-9.-]*\.patch$ ]] ||
