@@ -8,7 +8,9 @@
 # the release's own k8s.io/* and third-party versions (make test-unit runs
 # them against this repository's go.mod, the newest minor's).
 # Prints one summary line per version, with the time each step took, and
-# keeps it in _output/verify-versions.txt.
+# keeps it in _output/verify-versions.txt. When every supported minor was
+# checked, it also writes the README's table of supported versions (between
+# its markers): those figures are never edited by hand.
 #
 # Slow (a cold kubelet build per version): not part of `make test`.
 #
@@ -25,7 +27,7 @@ fi
 
 summary_file="$OUTPUT/verify-versions.txt"
 mkdir -p "$OUTPUT"
-declare -a summary=()
+declare -a summary=() rows=()
 failed=0
 for v in "${versions[@]}"; do
   release="$(K8S_VERSION="$v" "$ROOT/hack/k8s-version.sh")"
@@ -72,6 +74,9 @@ for v in "${versions[@]}"; do
     result=FAIL
   fi
   [ "$result" = PASS ] || failed=1
+  minor="${release%.*}"
+  patches_n="$(grep -cv '^[[:space:]]*\(#\|$\)' "$PATCHES_DIR/v$minor/series")"
+  rows+=("| $minor | v$release | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
   summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, kubelet/ unit tests on the release'"'"'s modules: %s; upstream lines changed (non-test): %s' \
     "$release" "$result" "$build_s" "$upstream_s" "$fork" "$unit" "$lines")")
 done
@@ -80,4 +85,22 @@ done
   echo "verify-versions $(date -u +%FT%TZ) ($(go env GOVERSION), $(nproc) cores):"
   printf '  %s\n' "${summary[@]}"
 } | tee "$summary_file"
+
+if [ -z "${VERSIONS:-}" ] && grep -q '^<!-- versions:begin' "$ROOT/README.md"; then
+  block="$(mktemp)"
+  {
+    echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
+    echo
+    echo "| minor | pinned release | series | patches | upstream lines changed, non-test | kubelet build | upstream tests, gate on + off | the fork's tests |"
+    echo "| --- | --- | --- | ---: | --- | ---: | --- | --- |"
+    printf '%s\n' "${rows[@]}"
+  } > "$block"
+  awk -v block="$block" '
+    /^<!-- versions:begin/ { print; while ((getline line < block) > 0) print line; skip = 1; next }
+    /^<!-- versions:end/ { skip = 0 }
+    !skip' "$ROOT/README.md" > "$block.readme"
+  cp "$block.readme" "$ROOT/README.md"
+  rm -f "$block" "$block.readme"
+  log "wrote the README's table of supported versions"
+fi
 exit "$failed"
