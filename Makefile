@@ -16,11 +16,26 @@ E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate si
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/k8s-version.sh)). Targets:"
-	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
-	@echo "Env: FORCE=1 (discard unexported work), SIDECAR_ORDERING_DEFAULT=false,"
-	@echo "     PKGS='k8s.io/kubernetes/pkg/...', GATE=on|off|both,"
-	@echo "     KUBELET_FEATURE_GATES=Gate=false,... (up, kubelet-restart), KUBELET_BIN=path (up, kubelet-restart),"
-	@echo "     CLUSTER_INSTANCE=N (up, down, kubelet-restart, bench: a second cluster), BENCH_REPEAT=N (bench)"
+	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | \
+	  awk -F'\t' '{ printf "  %-22s %s\n", $$1, $$2 }'
+	@echo "Environment (the targets that read it):"
+	@printf '  %-46s %s\n' \
+	  "K8S_VERSION=X.Y | X.Y.Z" "the upstream release (all); default the newest minor's pinned release" \
+	  "FORCE=1" "discard unexported work (import-patches, clean)" \
+	  "SIDECAR_ORDERING_DEFAULT=false" "link the kubelet with the gate off by default (kubelet)" \
+	  "PKGS=k8s.io/kubernetes/pkg/... GATE=on|off|both" "which packages, which gate settings (test-upstream)" \
+	  "KUBELET_FEATURE_GATES=Gate=bool,..." "the kubelet's feature gates (up, kubelet-restart, bench)" \
+	  "KUBELET_BIN=path" "run another kubelet (up, kubelet-restart)" \
+	  "KUBELET_VERBOSITY=N" "the kubelet's --v (up, kubelet-restart)" \
+	  "CLUSTER_INSTANCE=N" "a second local cluster (up, down, kubelet-restart, e2e, bench)" \
+	  "KUBECONFIG=path" "the cluster to test (e2e)" \
+	  "FOCUS= SKIP= LABEL_FILTER= PROCS=" "which specs, how many at once (e2e, e2e-node)" \
+	  "BENCH_REPEAT= BENCH_PARALLEL= BENCH_WAYS=" "samples, lanes, ways (bench; see hack/bench.sh)" \
+	  "BENCH_GO=0 BENCH_OUT=dir" "no Go benchmark; the report elsewhere (bench)" \
+	  "BENCH_FORK_KUBELET=path" "the fork's kubelet to measure (bench)" \
+	  "BASE_TAR= BASE_REF= NODE_IMAGE=" "the node image's base and name (node-image)" \
+	  "TO=X.Y.Z NO_TEST=1" "the release to rebase onto (rebase)" \
+	  "VERSIONS=\"1.36 1.35.8\"" "only these releases (verify-versions)"
 
 kubelet: ## build the patched kubelet into _output/vX.Y.Z/bin/kubelet
 	hack/build-kubelet.sh

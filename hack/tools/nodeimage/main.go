@@ -5,9 +5,9 @@
 // `kind load image-archive` accept. hack/node-image.sh (make node-image)
 // runs it; the logic is hack/tools/internal/nodeimage.
 //
-//	nodeimage --base-tar node.tar --kubelet _output/v1.37.1/bin/kubelet \
-//	  --upstream-version v1.37.1 --series-hash <sha256> \
-//	  --out _output/images/node-v1.37.1.tar
+//	nodeimage --base-tar node.tar --kubelet _output/vX.Y.Z/bin/kubelet \
+//	  --upstream-version vX.Y.Z --series-hash <sha256> \
+//	  --out _output/images/node-vX.Y.Z.tar
 package main
 
 import (
@@ -28,7 +28,7 @@ func main() {
 	var (
 		baseTar  = flag.String("base-tar", "", "base kind node image, as an image tarball (docker save, crane pull)")
 		baseTag  = flag.String("base-tag", "", "the image to take from --base-tar when it holds several")
-		baseRef  = flag.String("base-ref", "", "base kind node image, as a registry reference (e.g. kindest/node:v1.37.1)")
+		baseRef  = flag.String("base-ref", "", "base kind node image, as a registry reference (e.g. kindest/node:vX.Y.Z)")
 		arch     = flag.String("arch", "", "architecture to pick from a multi-platform --base-ref (default: the kubelet's)")
 		kubelet  = flag.String("kubelet", "", "the patched kubelet binary (required)")
 		upstream = flag.String("upstream-version", "", "upstream release, vX.Y.Z (required)")

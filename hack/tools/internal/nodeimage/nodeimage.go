@@ -345,7 +345,7 @@ func layerFromFiles(hdrs []*tar.Header, data map[string][]byte, mt types.MediaTy
 // `docker save` or `crane pull` (or of tarball.Write). tag picks the image
 // when the tarball holds several ("" when it holds one).
 func LoadBaseTarball(p, tag string) (v1.Image, error) {
-	hint := "want an image tarball, e.g. from `docker save kindest/node:v1.37.1 -o node.tar` or `crane pull kindest/node:v1.37.1 node.tar`"
+	hint := "want an image tarball, e.g. from `docker save kindest/node:vX.Y.Z -o node.tar` or `crane pull kindest/node:vX.Y.Z node.tar`"
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("base image tarball: %w (%s)", err, hint)
