@@ -73,7 +73,8 @@ else
   start=$SECONDS
   pkgs=()
   for c in $k8s_cmds; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
-  (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp/" -ldflags "${ldflags[*]}" "${pkgs[@]}")
+  go_build_k8s() { (set -e; cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp/" -ldflags "${ldflags[*]}" "${pkgs[@]}"); }
+  with_progress "building $k8s_cmds" go_build_k8s
   for c in $k8s_cmds; do
     # A mistyped -X is silently ignored by the linker; make sure the stamp took.
     if [ "$c" = kubectl ]; then got="$("$tmp/$c" version --client 2>&1 | head -n1 || true)"; else got="$("$tmp/$c" --version 2>&1 || true)"; fi

@@ -74,7 +74,8 @@ tmp="$(mktemp "$K8S_BIN_DIR/.kubelet-upstream.XXXXXX")"
 trap 'rm -f "$tmp" "$fingerprint_file.tmp"' EXIT
 log "building the unpatched kubelet $version (${commit:0:12})"
 start=$SECONDS
-(cd "$up_dir" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "$ldflags" k8s.io/kubernetes/cmd/kubelet)
+go_build() { (set -e; cd "$up_dir" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "$ldflags" k8s.io/kubernetes/cmd/kubelet); }
+with_progress "building the unpatched kubelet" go_build
 got="$("$tmp" --version 2>&1 || true)"
 [ "$got" = "Kubernetes $version" ] || die "the built kubelet reports '$got', expected 'Kubernetes $version'"
 mv "$tmp" "$out"

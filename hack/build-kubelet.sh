@@ -67,7 +67,8 @@ tmp="$(mktemp "$K8S_BIN_DIR/.kubelet.XXXXXX")"
 trap 'rm -f "$tmp" "$fingerprint_file.tmp"' EXIT
 log "building kubelet $version (tree ${commit:0:12}, $tree_state${SIDECAR_ORDERING_DEFAULT:+, SIDECAR_ORDERING_DEFAULT=$SIDECAR_ORDERING_DEFAULT})"
 start=$SECONDS
-(cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "${ldflags[*]}" k8s.io/kubernetes/cmd/kubelet)
+go_build() { (set -e; cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "${ldflags[*]}" k8s.io/kubernetes/cmd/kubelet); }
+with_progress "building the kubelet" go_build
 # A mistyped -X is silently ignored by the linker; make sure the stamp took.
 got="$("$tmp" --version 2>&1 || true)"
 [ "$got" = "Kubernetes $version" ] || die "the built kubelet reports '$got', expected 'Kubernetes $version'"

@@ -28,12 +28,18 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-mkdir -p "$BUILD_DIR"
-
 if [ ! -d "$TREE/.git" ]; then
   log "downloading k8s.io/kubernetes@v$K8S_VERSION"
-  moddir="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  # A release the module proxy does not serve (a typo, one not out yet)
+  # fails here, before anything is written under _output.
+  if ! json="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" 2>&1)"; then
+    err="$(printf '%s\n' "$json" | sed -n 's/^\t"Error": "\(.*\)",\{0,1\}$/\1/p' | head -n1)"
+    die "cannot download k8s.io/kubernetes@v$K8S_VERSION: ${err:-$json}
+Is v$K8S_VERSION an upstream release? The supported minors and their pinned releases: hack/k8s-version.sh --all"
+  fi
+  moddir="$(printf '%s\n' "$json" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
   [ -d "$moddir" ] || die "go mod download gave no source folder for k8s.io/kubernetes@v$K8S_VERSION"
+  mkdir -p "$BUILD_DIR"
 
   tmp="$TREE.tmp.$$"
   trap 'rm -rf "$tmp"' EXIT
@@ -52,6 +58,8 @@ if [ ! -d "$TREE/.git" ]; then
   mv "$tmp" "$TREE"
   trap - EXIT
 fi
+
+mkdir -p "$BUILD_DIR"
 
 # The build module. Generated every time (cheap) so that a change of this
 # script or of the root go.mod reaches it; the go command may rewrite go.mod

@@ -91,6 +91,27 @@ export GIT_COMMITTER_NAME="${GIT_COMMITTER_NAME:-$GIT_AUTHOR_NAME}"
 export GIT_COMMITTER_EMAIL="${GIT_COMMITTER_EMAIL:-$GIT_AUTHOR_EMAIL}"
 
 log() { printf '==> %s\n' "$*" >&2; }
+
+# with_progress WHAT CMD...: runs CMD and says every 30 s (PROGRESS_EVERY)
+# that WHAT is still under way: a cold kubelet build compiles for minutes
+# without a word. Returns CMD's status; the ticker goes with it.
+with_progress() {
+  local what="$1" start=$SECONDS ticker rc=0
+  shift
+  (
+    trap 'kill "$s" 2> /dev/null; exit 0' TERM
+    while :; do
+      sleep "${PROGRESS_EVERY:-30}" & s=$!
+      wait "$s"
+      log "still $what ($((SECONDS - start))s)"
+    done
+  ) &
+  ticker=$!
+  "$@" || rc=$?
+  kill "$ticker" 2> /dev/null || true
+  wait "$ticker" 2> /dev/null || true
+  return "$rc"
+}
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # tree_git runs git in the upstream work tree.
