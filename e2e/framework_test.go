@@ -76,7 +76,14 @@ func ruleMsg(rule, format string, args ...any) func() string {
 func newNamespace(ctx context.Context) string {
 	GinkgoHelper()
 	ns, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "sck-e2e-", Labels: map[string]string{"e2e.sidecar-kubelet.io": "true"}},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "sck-e2e-", Labels: map[string]string{
+			"e2e.sidecar-kubelet.io": "true",
+			// The suite's pods need nothing beyond the baseline Pod Security
+			// Standard; the labels keep them admitted on clusters whose
+			// default is stricter.
+			"pod-security.kubernetes.io/enforce": "baseline",
+			"pod-security.kubernetes.io/warn":    "baseline",
+		}},
 	}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	name := ns.Name
@@ -930,7 +937,10 @@ func runRestartCommand(ctx context.Context, extraEnv []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", restartCommand)
-	cmd.Env = append(os.Environ(), extraEnv...)
+	// NODE_NAME: the node the suite runs on, for a command that restarts
+	// the kubelet of one node among several (a kind cluster: docker exec
+	// "$NODE_NAME" systemctl restart kubelet).
+	cmd.Env = append(append(os.Environ(), "NODE_NAME="+nodeName), extraEnv...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
