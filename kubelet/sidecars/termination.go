@@ -35,6 +35,9 @@ type TerminationOrder struct {
 	// turn comes (annotated sidecars), rather than when the pod's termination
 	// starts (app containers and, as upstream chose, native sidecars).
 	PreStopAtTurn []string
+	// StopOrder lists every sidecar, annotated then native, in the order
+	// they stop: the keys of After, each after those it waits for.
+	StopOrder []string
 }
 
 // TerminationOrder computes the stop order of a pod with this layout.
@@ -53,6 +56,7 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 		name := l.Sidecars[i]
 		order.After[name] = append([]string(nil), stopsEarlier...)
 		order.PreStopAtTurn = append(order.PreStopAtTurn, name)
+		order.StopOrder = append(order.StopOrder, name)
 		stopsEarlier = append(stopsEarlier, name)
 	}
 	for i := len(pod.Spec.InitContainers) - 1; i >= 0; i-- {
@@ -61,6 +65,7 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 			continue
 		}
 		order.After[c.Name] = append([]string(nil), stopsEarlier...)
+		order.StopOrder = append(order.StopOrder, c.Name)
 		stopsEarlier = append(stopsEarlier, c.Name)
 	}
 	return order

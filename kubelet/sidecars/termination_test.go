@@ -78,6 +78,7 @@ func TestTerminationOrder(t *testing.T) {
 			want: TerminationOrder{
 				After:         map[string][]string{"a": {"x"}},
 				PreStopAtTurn: []string{"a"},
+				StopOrder:     []string{"a"},
 			},
 		},
 		{
@@ -90,6 +91,7 @@ func TestTerminationOrder(t *testing.T) {
 					"a": {"x", "y", "b"},
 				},
 				PreStopAtTurn: []string{"b", "a"},
+				StopOrder:     []string{"b", "a"},
 			},
 		},
 		{
@@ -102,6 +104,7 @@ func TestTerminationOrder(t *testing.T) {
 					"b": {"x", "y", "a"},
 				},
 				PreStopAtTurn: []string{"a", "b"},
+				StopOrder:     []string{"a", "b"},
 			},
 		},
 		{
@@ -113,6 +116,7 @@ func TestTerminationOrder(t *testing.T) {
 					"n2": {"x", "y"},
 					"n1": {"x", "y", "n2"},
 				},
+				StopOrder: []string{"n2", "n1"},
 			},
 		},
 		{
@@ -127,6 +131,7 @@ func TestTerminationOrder(t *testing.T) {
 					"n1": {"x", "y", "b", "a", "n2"},
 				},
 				PreStopAtTurn: []string{"b", "a"},
+				StopOrder:     []string{"b", "a", "n2", "n1"},
 			},
 		},
 		{
@@ -148,6 +153,7 @@ func TestTerminationOrder(t *testing.T) {
 					"n1": {"x", "a", "n2"},
 				},
 				PreStopAtTurn: []string{"a"},
+				StopOrder:     []string{"a", "n2", "n1"},
 			},
 		},
 	}
