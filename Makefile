@@ -12,7 +12,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
+	node-image test-tools kind-engine kind-engine-down kind-bin kind-probe rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/k8s-version.sh)). Targets:"
@@ -109,8 +109,21 @@ node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
 	KUBELET_BIN="$(KUBELET_BIN)" hack/node-image.sh
 
-test-tools: ## unit tests of hack/tools (the node image builder, the kind configs)
+test-tools: ## unit tests of hack/tools (the node image builder, the kind configs) and of hack/kind's docker stand-in
 	cd hack/tools && go test -count=1 ./...
+	hack/kind/standin/test.sh
+
+kind-engine: ## start a Docker engine for kind here (hack/kind/engine.sh up: installs Debian's docker.io if missing)
+	hack/kind/engine.sh up
+
+kind-engine-down: ## stop it and leave no container, mount, bridge or iptables chain behind
+	hack/kind/engine.sh down
+
+kind-bin: ## build kind (v0.33.0) into _output/bin/kind
+	hack/kind/build-kind.sh
+
+kind-probe: ## can a kind node run on this machine? a systemd container started as kind starts a node, through the stand-in (docs/kind.md)
+	hack/kind/systemd-probe.sh
 
 rebase: ## rebase the series onto a new upstream release: TO=X.Y.Z (three-way; NO_TEST=1 skips the tests)
 	@[ -n "$(TO)" ] || { echo "usage: make rebase TO=1.37.2" >&2; exit 2; }
