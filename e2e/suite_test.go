@@ -19,10 +19,10 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
