@@ -4,7 +4,8 @@
 # of the upstream work tree (import-patches.sh, as a developer would), exports
 # it again (export-patches.sh) into a throwaway folder, and compares the two
 # folders. A difference means that editing any patch through the work tree
-# would also rewrite patches nobody touched: the check prints the diff.
+# would also rewrite patches nobody touched: the check prints the diff. It
+# also fails when a Go file the series adds or changes is not gofmt'ed.
 #
 # The work tree itself ($TREE, with its branch and stamp) is left alone; the
 # clone shares its objects (git clone --shared) and goes at the end.
@@ -28,6 +29,11 @@ PATCH_TREE="$tmp/tree" "$ROOT/hack/import-patches.sh" > "$tmp/import.log" 2>&1 |
 log "exporting it again"
 PATCH_TREE="$tmp/tree" SERIES_DIR="$tmp/series" "$ROOT/hack/export-patches.sh" > "$tmp/export.log" 2>&1 ||
   { cat "$tmp/export.log" >&2; die "the imported series does not export"; }
+
+# The Go files the series adds or changes are as gofmt writes them.
+unformatted="$(cd "$tmp/tree" && git diff --name-only --diff-filter=AM "$UPSTREAM_TAG" HEAD -- '*.go' | xargs -r gofmt -l)"
+[ -z "$unformatted" ] ||
+  die "patches/v$K8S_MINOR leaves Go files gofmt would change: $(echo "$unformatted" | paste -sd' ') (gofmt -w them in the work tree, commit as a fixup)"
 
 if ! diff -r "$SERIES_DIR" "$tmp/series" > "$tmp/diff"; then
   cat "$tmp/diff" >&2
