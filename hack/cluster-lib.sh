@@ -140,8 +140,6 @@ pid_runs() {
   [ "$argv0" = "$2" ]
 }
 
-pid_gone() { ! [ -d "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
-
 # start_proc NAME FINGERPRINT CMD... starts CMD in a session of its own, its
 # output appended to $LOG_DIR/NAME.log, and records it.
 start_proc() {
@@ -176,19 +174,6 @@ stop_proc() {
   rm -f "$RUN_DIR/$name.pid" "$RUN_DIR/$name.exe" "$RUN_DIR/$name.fingerprint"
 }
 
-# kill_leftovers kills (SIGKILL) the processes that the caller's leftovers
-# function prints and waits for them to exit: what a teardown finds still
-# running after it stopped its own processes by pid.
-kill_leftovers() {
-  local pids
-  mapfile -t pids < <(leftovers | sort -un)
-  [ "${#pids[@]}" -gt 0 ] || return 0
-  log "killing leftover processes: ${pids[*]}"
-  kill -KILL "${pids[@]}" 2> /dev/null || true
-  no_leftovers() { [ -z "$(leftovers)" ]; }
-  wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
-}
-
 # make_cgroup_root creates the pods' cgroup parent $CGROUP_ROOT in every
 # cgroup hierarchy (the kubelet wants it to exist), with the root's cpuset
 # where the hierarchy has one, so that its children can run somewhere.
@@ -202,47 +187,6 @@ make_cgroup_root() {
       cat "$h/cpuset.cpus" > "$d/cpuset.cpus"
       cat "$h/cpuset.mems" > "$d/cpuset.mems"
     fi
-  done
-}
-
-# mounts_under DIR prints the mount points at or under DIR, deepest first.
-mounts_under() { findmnt -rn -o TARGET | awk -v d="$1" 'index($0, d "/") == 1 || $0 == d' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
-
-# unmount_under DIR unmounts everything at or under DIR (a kubelet's root
-# bind-mounted onto itself, pods' volumes, containerd's overlay, shm and netns
-# mounts), deepest first, lazily as a last resort. Fails, saying what, if
-# anything is left.
-unmount_under() {
-  local dir="$1" m mounts
-  for _ in 1 2 3 4 5; do
-    mapfile -t mounts < <(mounts_under "$dir")
-    [ "${#mounts[@]}" -gt 0 ] || return 0
-    log "unmounting ${#mounts[@]} mounts under $dir"
-    for m in "${mounts[@]}"; do
-      m="$(printf %b "$m")" # findmnt -r escapes blanks as \x20
-      umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || log "cannot unmount $m"
-    done
-  done
-  [ -z "$(mounts_under "$dir")" ] || { log "mounts are left under $dir: $(mounts_under "$dir" | tr '\n' ' ')"; return 1; }
-}
-
-# wait_for WHAT TIMEOUT CMD... runs CMD every half second until it succeeds;
-# says what it waits for, and fails after TIMEOUT seconds.
-wait_for() {
-  local what="$1" timeout="$2" start=$SECONDS next=10
-  shift 2
-  "$@" > /dev/null 2>&1 && return 0
-  log "waiting for $what (up to ${timeout}s)"
-  while ! "$@" > /dev/null 2>&1; do
-    if ((SECONDS - start >= timeout)); then
-      printf '==> gave up waiting for %s after %ss\n' "$what" "$timeout" >&2
-      return 1
-    fi
-    if ((SECONDS - start >= next)); then
-      printf '==>   still waiting for %s (%ss)\n' "$what" "$((SECONDS - start))" >&2
-      next=$((next + 10))
-    fi
-    sleep 0.5
   done
 }
 

@@ -112,7 +112,67 @@ with_progress() {
   wait "$ticker" 2> /dev/null || true
   return "$rc"
 }
+
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# --- processes and mounts (the local cluster, the node e2e, the kind engine) --
+
+# pid_gone PID succeeds once PID has exited (or is a zombie).
+pid_gone() { ! [ -d "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
+# kill_leftovers kills (SIGKILL) the processes that the caller's leftovers
+# function prints and waits for them to exit: what a teardown finds still
+# running after it stopped its own processes by pid.
+kill_leftovers() {
+  local pids
+  mapfile -t pids < <(leftovers | sort -un)
+  [ "${#pids[@]}" -gt 0 ] || return 0
+  log "killing leftover processes: ${pids[*]}"
+  kill -KILL "${pids[@]}" 2> /dev/null || true
+  no_leftovers() { [ -z "$(leftovers)" ]; }
+  wait_for "the leftover processes to exit" 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
+}
+
+# mounts_under DIR prints the mount points at or under DIR, deepest first.
+mounts_under() { findmnt -rn -o TARGET | awk -v d="$1" 'index($0, d "/") == 1 || $0 == d' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
+
+# unmount_under DIR unmounts everything at or under DIR (a kubelet's root
+# bind-mounted onto itself, pods' volumes, containerd's overlay, shm and netns
+# mounts), deepest first, lazily as a last resort. Fails, saying what, if
+# anything is left.
+unmount_under() {
+  local dir="$1" m mounts
+  for _ in 1 2 3 4 5; do
+    mapfile -t mounts < <(mounts_under "$dir")
+    [ "${#mounts[@]}" -gt 0 ] || return 0
+    log "unmounting ${#mounts[@]} mounts under $dir"
+    for m in "${mounts[@]}"; do
+      m="$(printf %b "$m")" # findmnt -r escapes blanks as \x20
+      umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || log "cannot unmount $m"
+    done
+  done
+  [ -z "$(mounts_under "$dir")" ] || { log "mounts are left under $dir: $(mounts_under "$dir" | tr '\n' ' ')"; return 1; }
+}
+
+# wait_for WHAT TIMEOUT CMD... runs CMD every half second until it succeeds;
+# says what it waits for, and fails after TIMEOUT seconds.
+wait_for() {
+  local what="$1" timeout="$2" start=$SECONDS next=10
+  shift 2
+  "$@" > /dev/null 2>&1 && return 0
+  log "waiting for $what (up to ${timeout}s)"
+  while ! "$@" > /dev/null 2>&1; do
+    if ((SECONDS - start >= timeout)); then
+      printf '==> gave up waiting for %s after %ss\n' "$what" "$timeout" >&2
+      return 1
+    fi
+    if ((SECONDS - start >= next)); then
+      printf '==>   still waiting for %s (%ss)\n' "$what" "$((SECONDS - start))" >&2
+      next=$((next + 10))
+    fi
+    sleep 0.5
+  done
+}
 
 # tree_git runs git in the upstream work tree.
 tree_git() { git -C "$TREE" "$@"; }

@@ -66,17 +66,6 @@ engine_pid() {
   grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2> /dev/null && return 1
   echo "$pid"
 }
-pid_gone() { ! [ -d "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2> /dev/null; }
-
-# wait_until TIMEOUT CMD...: runs CMD every half second until it succeeds.
-wait_until() {
-  local t="$1" start=$SECONDS
-  shift
-  until "$@" > /dev/null 2>&1; do
-    ((SECONDS - start < t)) || return 1
-    sleep 0.5
-  done
-}
 
 engine_sock() { cat "$SOCK_FILE" 2> /dev/null || echo "$DEFAULT_SOCK"; }
 docker_info() { local s="$1"; shift; "$(docker_cli)" -H "unix://$s" info "$@"; }
@@ -130,7 +119,7 @@ cmd_up() {
     -H "unix://$sock" "${extra[@]}" < /dev/null >> "$LOGFILE" 2>&1 &
   local started=$!
   up_or_gone() { docker_info "$sock" || pid_gone "$started"; }
-  if ! wait_until "$timeout" up_or_gone || ! docker_info "$sock" > /dev/null 2>&1; then
+  if ! wait_for "dockerd to answer on $sock" "$timeout" up_or_gone || ! docker_info "$sock" > /dev/null 2>&1; then
     tail -n 20 "$LOGFILE" >&2 || true
     kill -TERM "$started" 2> /dev/null || true
     die "dockerd did not answer on $sock (see $LOGFILE)"
@@ -155,21 +144,6 @@ leftovers() {
     [ -d "$h" ] && find "$h" -name cgroup.procs -exec cat {} + 2> /dev/null
   done
   true
-}
-
-mounts_under() { findmnt -rn -o TARGET | awk -v d="$1" 'index($0, d "/") == 1 || $0 == d' | awk '{print length, $0}' | sort -rn | cut -d' ' -f2-; }
-unmount_under() {
-  local m mounts
-  for _ in 1 2 3 4 5; do
-    mapfile -t mounts < <(mounts_under "$1")
-    [ "${#mounts[@]}" -gt 0 ] || return 0
-    log "unmounting ${#mounts[@]} mounts under $1"
-    for m in "${mounts[@]}"; do
-      m="$(printf %b "$m")"
-      umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || log "cannot unmount $m"
-    done
-  done
-  [ -z "$(mounts_under "$1")" ]
 }
 
 # drop_iptables removes what dockerd put in iptables: the rules that jump to
@@ -205,23 +179,16 @@ cmd_down() {
     log "stopping dockerd (pid $pid); it stops its containers first"
     kill -TERM "$pid"
     # dockerd gives each container its stop timeout (10 s by default) in parallel.
-    if ! wait_until 90 pid_gone "$pid"; then
+    if ! wait_for "dockerd (pid $pid) to exit" 90 pid_gone "$pid"; then
       log "dockerd (pid $pid) still runs after 90s: SIGKILL"
       kill -KILL "$pid" 2> /dev/null || true
-      wait_until 10 pid_gone "$pid" || die "cannot stop dockerd (pid $pid)"
+      wait_for "dockerd (pid $pid) to exit after SIGKILL" 10 pid_gone "$pid" || die "cannot stop dockerd (pid $pid)"
     fi
   else
     log "dockerd is not running"
   fi
-  local pids
-  mapfile -t pids < <(leftovers | sort -un)
-  if [ "${#pids[@]}" -gt 0 ]; then
-    log "killing leftover processes: ${pids[*]}"
-    kill -KILL "${pids[@]}" 2> /dev/null || true
-    no_leftovers() { [ -z "$(leftovers)" ]; }
-    wait_until 20 no_leftovers || log "some processes are left: $(leftovers | tr '\n' ' ')"
-  fi
-  [ ! -d "$ENGINE_DIR" ] || unmount_under "$ENGINE_DIR" || die "mounts are left under $ENGINE_DIR: $(mounts_under "$ENGINE_DIR" | tr '\n' ' ')"
+  kill_leftovers
+  [ ! -d "$ENGINE_DIR" ] || unmount_under "$ENGINE_DIR" || die "cannot unmount everything under $ENGINE_DIR"
   # dockerd does not delete its bridges; their veths go with the containers' netns.
   for b in docker0 "${bridges[@]}"; do
     [ -n "$b" ] || continue
