@@ -207,16 +207,11 @@ rm -f "$out"/timeline-*.svg
 cp "$work/report"/* "$out/"
 # The README's verdicts are those of the run in docs/bench, written here
 # between its markers, never by hand.
-if [ "$out" = "$ROOT/docs/bench" ] && grep -q '^<!-- bench-goals:begin' "$ROOT/README.md"; then
+if [ "$out" = "$ROOT/docs/bench" ] && readme_has_block bench-goals; then
   {
     echo "From \`make bench\` of $(sed -n 's/^Run on \(.*UTC\), .*/\1/p' "$work/meta.md") (BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel, $((SECONDS - started)) s; [docs/bench/report.md](docs/bench/report.md)):"
     echo
     cat "$work/report/goals.md"
-  } > "$work/goals-block.md"
-  awk -v block="$work/goals-block.md" '
-    /^<!-- bench-goals:begin/ { print; while ((getline line < block) > 0) print line; skip = 1; next }
-    /^<!-- bench-goals:end/ { skip = 0 }
-    !skip' "$ROOT/README.md" > "$work/README.md"
-  cp "$work/README.md" "$ROOT/README.md"
+  } | write_readme_block bench-goals
 fi
 log "report in $out/report.md (raw files in $work) after $((SECONDS - started))s"

@@ -174,6 +174,26 @@ wait_for() {
   done
 }
 
+# readme_has_block NAME succeeds if README.md has the line "<!-- NAME:begin".
+readme_has_block() { grep -q "^<!-- $1:begin" "$ROOT/README.md"; }
+
+# write_readme_block NAME puts its standard input between README.md's lines
+# "<!-- NAME:begin ..." and "<!-- NAME:end ...", in place of what stood
+# there: figures that change per run are written by the command that
+# measured them.
+write_readme_block() {
+  local name="$1" tmp
+  readme_has_block "$name" || die "README.md has no <!-- $name:begin --> line"
+  tmp="$(mktemp -d)"
+  cat > "$tmp/block"
+  awk -v block="$tmp/block" -v name="$name" '
+    index($0, "<!-- " name ":begin") == 1 { print; while ((getline line < block) > 0) print line; skip = 1; next }
+    index($0, "<!-- " name ":end") == 1 { skip = 0 }
+    !skip' "$ROOT/README.md" > "$tmp/README.md"
+  cp "$tmp/README.md" "$ROOT/README.md"
+  rm -rf "$tmp"
+}
+
 # tree_git runs git in the upstream work tree.
 tree_git() { git -C "$TREE" "$@"; }
 

@@ -86,21 +86,14 @@ done
   printf '  %s\n' "${summary[@]}"
 } | tee "$summary_file"
 
-if [ -z "${VERSIONS:-}" ] && grep -q '^<!-- versions:begin' "$ROOT/README.md"; then
-  block="$(mktemp)"
+if [ -z "${VERSIONS:-}" ] && readme_has_block versions; then
   {
     echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
     echo
     echo "| minor | pinned release | series | patches | upstream lines changed, non-test | kubelet build | upstream tests, gate on + off | the fork's tests |"
     echo "| --- | --- | --- | ---: | --- | ---: | --- | --- |"
     printf '%s\n' "${rows[@]}"
-  } > "$block"
-  awk -v block="$block" '
-    /^<!-- versions:begin/ { print; while ((getline line < block) > 0) print line; skip = 1; next }
-    /^<!-- versions:end/ { skip = 0 }
-    !skip' "$ROOT/README.md" > "$block.readme"
-  cp "$block.readme" "$ROOT/README.md"
-  rm -f "$block" "$block.readme"
+  } | write_readme_block versions
   log "wrote the README's table of supported versions"
 fi
 exit "$failed"
