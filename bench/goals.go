@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 )
 
 // A Verdict is one goal judged on one way's figures of a run.
@@ -133,13 +132,6 @@ func goBenchMedians(benches []GoBench, name string) (upstream, patched float64, 
 		if b.Name == name {
 			byTree[b.Tree] = append(byTree[b.Tree], b.NsPerOp)
 		}
-	}
-	median := func(v []float64) float64 {
-		sort.Float64s(v)
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
 	if len(byTree["upstream"]) == 0 || len(byTree["patched"]) == 0 {
 		return math.NaN(), math.NaN(), false

@@ -356,6 +356,20 @@ func ParseGoBench(r io.Reader) ([]GoBench, error) {
 	return out, sc.Err()
 }
 
+// median is the middle of the values (the mean of the two middle ones for
+// an even count); NaN for none. The values are not reordered.
+func median(values []float64) float64 {
+	v := append([]float64(nil), values...)
+	sort.Float64s(v)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
 // GoBenchTable writes the medians per tree and benchmark and the patched
 // tree's difference to upstream.
 func GoBenchTable(w io.Writer, benches []GoBench) {
@@ -373,17 +387,6 @@ func GoBenchTable(w io.Writer, benches []GoBench) {
 			names = append(names, b.Name)
 		}
 	}
-	median := func(k key) float64 {
-		v := append([]float64(nil), ns[k]...)
-		sort.Float64s(v)
-		if len(v) == 0 {
-			return math.NaN()
-		}
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
 	fmt.Fprintln(w, "| benchmark | upstream | patched | patched vs upstream |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
 	for _, n := range names {
@@ -393,11 +396,11 @@ func GoBenchTable(w io.Writer, benches []GoBench) {
 				return "—"
 			}
 			b := last[k]
-			return fmt.Sprintf("%.2f µs, %.0f B, %.0f allocs (median of %d)", median(k)/1e3, b.BPerOp, b.AllocsPerOp, len(ns[k]))
+			return fmt.Sprintf("%.2f µs, %.0f B, %.0f allocs (median of %d)", median(ns[k])/1e3, b.BPerOp, b.AllocsPerOp, len(ns[k]))
 		}
 		diff := "—"
 		if len(ns[up]) > 0 && len(ns[pa]) > 0 {
-			diff = fmt.Sprintf("%+.1f%%", (median(pa)/median(up)-1)*100)
+			diff = fmt.Sprintf("%+.1f%%", (median(ns[pa])/median(ns[up])-1)*100)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", strings.TrimPrefix(n, "BenchmarkComputePodActions/"), cell(up), cell(pa), diff)
 	}
