@@ -58,7 +58,8 @@ func (l Layout) HasSidecars() bool { return len(l.Sidecars) > 0 }
 // the annotated sidecars, and with wait-ready each container waits for the
 // readiness of the native sidecars before it. Upstream waits on probes only
 // for native sidecars' startup probes, and a zero Layout keeps that as is.
-func (l Layout) StartWaitsOnProbes() bool { return l.HasSidecars() || l.WaitReady }
+// Every ordering the annotations ask for is a wait on probes.
+func (l Layout) StartWaitsOnProbes() bool { return l.Ordered() }
 
 // Ordered reports whether the annotations order the pod's containers at all:
 // annotated sidecars, or wait-ready. The kubelet then also takes the fast
