@@ -33,6 +33,12 @@ func TestGoals(t *testing.T) {
 			"fork/poststart-p10": st(110, 310),
 			// native-wait-ready: no figure in this run
 		},
+		"a2": {
+			"fork/annotated":     st(30, 50), // the wait under the hook's 60: yes
+			"fork/annotated-p10": st(30, 70), // over the hook's 65: no
+			"fork/poststart":     st(45, 60),
+			"fork/poststart-p10": st(45, 65),
+		},
 		"b": {
 			"fork/annotated":         st(300, 900),  // ≤ 1000 and ≤ no sidecars' 950: met
 			"fork/native-wait-ready": st(300, 1000), // ≤ 1000 but over no sidecars' 950: missed
@@ -58,6 +64,10 @@ func TestGoals(t *testing.T) {
 		"a′. fork/annotated-p10 no", // p95 over 250
 		"a′. fork/native-wait-ready —",
 		"a′. fork/native-wait-ready-p10 —",
+		"a′'s fork/annotated yes",
+		"a′'s fork/annotated-p10 no",
+		"a′'s fork/native-wait-ready —",
+		"a′'s fork/native-wait-ready-p10 —",
 		"b. fork/annotated yes",
 		"b. fork/native-wait-ready no", // slower than no sidecars
 		"c. fork/annotated yes",        // 80 ≤ 60 + 20

@@ -114,6 +114,8 @@ var Scenarios = []Scenario{
 	{"a", "a. sidecar ready (probe result) → first app start", "p95 < 100 ms"},
 	{"a1", "a, the kubelet's part: sidecar ready → the app's CreateContainer (CRI created)", "—"},
 	{"a0", "a'. sidecar /ready turns 200 → first app start (includes the probe period)", "p95 ≤ 250 ms, and < the postStart hook's"},
+	{"a2", "a', the wait's part: sidecar /ready turns 200 → the app's CreateContainer (detection and the kubelet)", "—"},
+	{"a3", "a', the runtime's part: the app's CreateContainer → its start (the same call in every way)", "—"},
 	{"b", "b. Job: last app exit → pod Succeeded (API watch)", "p95 ≤ 1000 ms, and ≤ no sidecars"},
 	{"c", "c. delete: last app exit → first sidecar SIGTERM", "p95 within 20 ms of c's floor"},
 	{"c0", "c's floor: a plain container's exit → its StopContainer returning (the benchmark's own CRI call)", "—"},
@@ -163,6 +165,12 @@ func Intervals(s *Sample) map[string][2]int64 {
 		}
 		if lastUp != 0 {
 			m["a0"] = [2]int64{lastUp, firstAppStart}
+			if firstAppCreated != 0 {
+				m["a2"] = [2]int64{lastUp, firstAppCreated}
+			}
+		}
+		if firstAppCreated != 0 {
+			m["a3"] = [2]int64{firstAppCreated, firstAppStart}
 		}
 	}
 	if s.Kind == KindJob && lastAppExit != 0 && s.Succeeded != 0 {

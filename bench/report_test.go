@@ -87,7 +87,7 @@ func TestComputeMetrics(t *testing.T) {
 		{
 			name: "service pod: a, a', c, d, e",
 			s:    svcSample("fork/annotated", 1000, 1040, 2000, 2010),
-			want: Metrics{"a": 40, "a1": 10, "a0": 90, "c": 10, "d1": 2410 - 1540, "e1": 1140},
+			want: Metrics{"a": 40, "a1": 10, "a0": 90, "a2": 60, "a3": 30, "c": 10, "d1": 2410 - 1540, "e1": 1140},
 		},
 		{
 			name: "postStart: the hook's return counts when it is earlier than the probe",
