@@ -70,6 +70,9 @@ type Options struct {
 	// ImageVersion, if set, becomes org.opencontainers.image.version (the
 	// kubelet's own version string, e.g. v1.37.1-sidecar-kubelet+0123456789ab).
 	ImageVersion string
+	// Labels are added as they are (the base the image came from, the
+	// project's commit).
+	Labels map[string]string
 }
 
 func (o Options) validate() error {
@@ -104,6 +107,9 @@ func Build(base v1.Image, o Options) (v1.Image, error) {
 		return nil, err
 	}
 	if err := checkArch(kubelet, cf); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Kubelet, err)
+	}
+	if err := checkRuns(kubelet, base); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Kubelet, err)
 	}
 	created := cf.Created.Time
@@ -153,6 +159,9 @@ func Build(base v1.Image, o Options) (v1.Image, error) {
 	labels[LabelSeriesHash] = o.SeriesHash
 	if o.ImageVersion != "" {
 		labels[LabelImageVersion] = o.ImageVersion
+	}
+	for k, v := range o.Labels {
+		labels[k] = v
 	}
 	config.Labels = labels
 	if img, err = mutate.Config(img, config); err != nil {
