@@ -13,8 +13,8 @@
 #
 # The rootfs: debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus
 # bookworm, with kind's base-image systemd trimming, cached as
-# _output/kind/cache/bookworm-systemd.tar (a second run reuses it; delete it
-# to rebuild), imported as $PROBE_IMAGE when the engine lacks it. Prints a
+# _output/kind/cache/bookworm-systemd.tar (hack/kind/lib.sh kind_rootfs_tar; a
+# second run reuses it; delete it to rebuild), imported as $PROBE_IMAGE when the engine lacks it. Prints a
 # summary, one line a check, and exits 1 if a check failed. Removes its
 # container and network at the end; starts the engine (hack/kind/engine.sh)
 # if it is down and stops it again afterwards.
@@ -27,25 +27,19 @@
 #      http://deb.debian.org/debian).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+source "$ROOT/hack/kind/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, dockerd)"
-KIND_DIR="$OUTPUT/kind"
-CACHE="$KIND_DIR/cache"
-TARBALL="$CACHE/bookworm-systemd.tar"
 IMAGE="${PROBE_IMAGE:-sidecar-kubelet/systemd-probe:bookworm}"
 NAME=sidecar-kubelet-systemd-probe
 NET=sidecar-kubelet-probe
 timeout="${PROBE_TIMEOUT:-60}"
 export PATH="$ROOT/hack/kind/standin:$PATH"
-ENGINE="$ROOT/hack/kind/engine.sh"
+ENGINE="$KIND_ENGINE"
 
-started_engine="" rootfs=""
+started_engine=""
 cleanup() {
   local rc=$?
-  if [ -n "$rootfs" ] && [ -d "$rootfs" ]; then
-    findmnt -rn -o TARGET | grep -F "$rootfs/" | sort -r | while read -r m; do umount -l "$m" || true; done
-    rm -rf "$rootfs"
-  fi
   if [ "${KEEP:-}" != 1 ] && docker_ok; then
     docker rm -f -v "$NAME" > /dev/null 2>&1 || true
     docker network rm "$NET" > /dev/null 2>&1 || true
@@ -60,37 +54,10 @@ if ! "$ENGINE" status > /dev/null 2>&1; then
   "$ENGINE" up
   started_engine=1
 fi
-sock="$(cat "$KIND_DIR/docker/socket" 2> /dev/null || echo /var/run/docker.sock)"
-export DOCKER_HOST="unix://$sock"
+use_engine
 
-# The rootfs tarball.
-if [ ! -s "$TARBALL" ]; then
-  command -v debootstrap > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap >&2
-  mkdir -p "$CACHE"
-  rootfs="$CACHE/rootfs.tmp"
-  rm -rf "$rootfs"
-  log "debootstrap bookworm (minbase + systemd, systemd-sysv, dbus) into $rootfs"
-  t0=$SECONDS
-  debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus bookworm "$rootfs" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" > "$CACHE/debootstrap.log" 2>&1 ||
-    { tail -n 20 "$CACHE/debootstrap.log" >&2; die "debootstrap failed (log: $CACHE/debootstrap.log)"; }
-  log "debootstrap took $((SECONDS - t0))s"
-  # kind's base image trimming (images/base/Dockerfile of v0.33.0).
-  find "$rootfs/lib/systemd/system/sysinit.target.wants/" -name systemd-tmpfiles-setup.service -delete
-  rm -f "$rootfs"/lib/systemd/system/multi-user.target.wants/* "$rootfs"/etc/systemd/system/*.wants/* \
-    "$rootfs"/lib/systemd/system/local-fs.target.wants/* "$rootfs"/lib/systemd/system/sockets.target.wants/*udev* \
-    "$rootfs"/lib/systemd/system/sockets.target.wants/*initctl* "$rootfs"/lib/systemd/system/basic.target.wants/*
-  echo "ReadKMsg=no" >> "$rootfs/etc/systemd/journald.conf"
-  ln -sf /usr/lib/systemd/systemd "$rootfs/sbin/init"
-  ln -sf /dev/null "$rootfs/etc/systemd/system/systemd-binfmt.service"
-  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  tar -C "$rootfs" --numeric-owner -cf "$TARBALL.tmp" .
-  mv -f "$TARBALL.tmp" "$TARBALL"
-  rm -rf "$rootfs"
-  rootfs=""
-  log "cached $TARBALL ($(du -h "$TARBALL" | cut -f1))"
-else
-  log "reusing $TARBALL"
-fi
+# The rootfs tarball (cached).
+TARBALL="$(kind_rootfs_tar bookworm-systemd systemd,systemd-sysv,dbus)"
 
 # The image, labelled with the tarball's hash so that a new tarball re-imports.
 sum="$(sha256sum "$TARBALL" | cut -c1-16)"

@@ -169,17 +169,11 @@ func checkRuns(kubelet []byte, base v1.Image) error {
 	if err != nil || !dynamic {
 		return err
 	}
-	files, err := readFiles(base, func(name string) bool {
-		if name == strings.TrimPrefix(interp, "/") {
-			return true
-		}
-		for _, d := range libcDirs {
-			if strings.HasPrefix(name, d+"/libc") {
-				return true
-			}
-		}
-		return false
-	})
+	wanted := []string{interp}
+	for _, d := range libcDirs {
+		wanted = append(wanted, d+"/libc.so.6")
+	}
+	files, err := readFiles(base, wanted)
 	if err != nil {
 		return err
 	}
@@ -221,16 +215,22 @@ type file struct {
 	data []byte
 }
 
-// readFiles returns the files of the image's flattened file system whose
-// names match, following a symbolic link to a regular file in the image (a
-// libc.so.6 that links to libc-2.31.so, an interpreter that links into
-// /lib/x86_64-linux-gnu). Only libc's and the interpreter's files are kept
-// in memory while it reads.
-func readFiles(img v1.Image, match func(string) bool) (map[string]file, error) {
+// readFiles looks up the wanted paths in the image's flattened file
+// system, resolving symbolic links on the way, of folders too (a
+// merged-/usr Debian's lib64 -> usr/lib64, a libc.so.6 -> libc-2.31.so),
+// and returns the regular files found, by wanted path. Only files named
+// like a wanted one, libc's or the interpreter's are kept in memory while
+// it reads.
+func readFiles(img v1.Image, wanted []string) (map[string]file, error) {
+	keep := map[string]bool{}
+	for _, w := range wanted {
+		keep[path.Base(w)] = true
+	}
 	rc := mutate.Extract(img)
 	defer rc.Close()
 	tr := tar.NewReader(rc)
-	all := map[string]file{}
+	regular := map[string]file{}
+	links := map[string]string{} // every symbolic link: name -> target
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -240,40 +240,49 @@ func readFiles(img v1.Image, match func(string) bool) (map[string]file, error) {
 			return nil, err
 		}
 		name := clean(h.Name)
-		base := path.Base(name)
-		if !match(name) && !strings.HasPrefix(base, "libc") && !strings.HasPrefix(base, "ld-linux") {
-			continue
-		}
 		switch h.Typeflag {
+		case tar.TypeSymlink:
+			links[name] = h.Linkname
 		case tar.TypeReg:
+			base := path.Base(name)
+			if !keep[base] && !strings.HasPrefix(base, "libc") && !strings.HasPrefix(base, "ld-linux") {
+				continue
+			}
 			b, err := io.ReadAll(tr)
 			if err != nil {
 				return nil, err
 			}
-			all[name] = file{hdr: h, data: b}
-		case tar.TypeSymlink:
-			all[name] = file{hdr: h}
+			regular[name] = file{hdr: h, data: b}
 		}
 	}
-	out := map[string]file{}
-	for name, f := range all {
-		if !match(name) {
-			continue
-		}
-		n := name
-		for hops := 0; f.hdr.Typeflag == tar.TypeSymlink && hops < 8; hops++ {
-			target := f.hdr.Linkname
-			if !path.IsAbs(target) {
-				target = path.Join(path.Dir(n), target)
-			}
-			n = clean(target)
-			f = all[n]
-			if f.hdr == nil {
+	// resolve follows the links in p, component by component.
+	resolve := func(p string) string {
+		for hops := 0; hops < 40; hops++ {
+			parts := strings.Split(p, "/")
+			changed := false
+			for i := range parts {
+				prefix := strings.Join(parts[:i+1], "/")
+				target, ok := links[prefix]
+				if !ok {
+					continue
+				}
+				if !path.IsAbs(target) {
+					target = path.Join(path.Dir(prefix), target)
+				}
+				p = clean(path.Join(append([]string{target}, parts[i+1:]...)...))
+				changed = true
 				break
 			}
+			if !changed {
+				return p
+			}
 		}
-		if f.hdr != nil && f.hdr.Typeflag == tar.TypeReg {
-			out[name] = f
+		return ""
+	}
+	out := map[string]file{}
+	for _, w := range wanted {
+		if f, ok := regular[resolve(clean(w))]; ok {
+			out[clean(w)] = f
 		}
 	}
 	return out, nil

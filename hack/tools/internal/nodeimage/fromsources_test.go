@@ -67,7 +67,7 @@ func TestBaseFromLayers(t *testing.T) {
 	if len(layers) != 2 || len(cf.RootFS.DiffIDs) != 2 || len(cf.History) != 2 {
 		t.Errorf("%d layers, %d diff IDs, %d history entries; want 2 of each", len(layers), len(cf.RootFS.DiffIDs), len(cf.History))
 	}
-	files, err := readFiles(img, func(n string) bool { return n == "etc/os-release" })
+	files, err := readFiles(img, []string{"/etc/os-release"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +137,14 @@ func TestCheckRuns(t *testing.T) {
 		"lib64/ld-linux-x86-64.so.2":                "->/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
 		"lib/x86_64-linux-gnu/ld-linux-x86-64.so.2": ld,
 	})
+	// Debian bookworm's layout: /lib64 and /lib are links into /usr.
+	mergedUsr := layerTar(t, map[string]string{
+		"usr/lib/x86_64-linux-gnu/libc.so.6":            libc,
+		"usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2": ld,
+		"usr/lib64/ld-linux-x86-64.so.2":                "->/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+		"lib64":                                         "->usr/lib64",
+		"lib":                                           "->usr/lib",
+	})
 	empty := layerTar(t, map[string]string{"etc/hostname": "node"})
 	for _, tc := range []struct {
 		name    string
@@ -145,6 +153,7 @@ func TestCheckRuns(t *testing.T) {
 		wantErr string
 	}{
 		{"dynamic kubelet, base with this glibc", dynamic, withGlibc, ""},
+		{"dynamic kubelet, merged-/usr base with this glibc", dynamic, mergedUsr, ""},
 		{"dynamic kubelet, base without libc", dynamic, noLibc, "no libc.so.6"},
 		{"dynamic kubelet, base without its interpreter", dynamic, empty, "interpreter /lib64/ld-linux-x86-64.so.2"},
 		{"static kubelet, empty base", static, empty, ""},
