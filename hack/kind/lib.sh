@@ -15,8 +15,8 @@ use_engine() {
 }
 
 # kind_rootfs_tar NAME PACKAGES: the path of a tarball of a Debian bookworm
-# minbase root file system with systemd and PACKAGES (comma-separated),
-# trimmed for a container as kind trims its base image (no units wanted by
+# minbase root file system with PACKAGES (comma-separated); with systemd
+# among them, trimmed for a container as kind trims its base image (no units wanted by
 # default, journald not reading /dev/kmsg, /sbin/init is systemd), made by
 # debootstrap the first time and cached as $KIND_CACHE/NAME.tar, with the
 # package list beside it: another list makes it again. bookworm, not a newer
@@ -40,13 +40,15 @@ kind_rootfs_tar() {
   debootstrap --variant=minbase --include="$packages" bookworm "$rootfs" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" > "$KIND_CACHE/$name.debootstrap.log" 2>&1 ||
     { tail -n 20 "$KIND_CACHE/$name.debootstrap.log" >&2; unmount_under "$rootfs" && rm -rf "$rootfs"; die "debootstrap failed (log: $KIND_CACHE/$name.debootstrap.log)"; }
   log "debootstrap took $((SECONDS - t0))s" >&2
-  find "$rootfs/lib/systemd/system/sysinit.target.wants/" -name systemd-tmpfiles-setup.service -delete
-  rm -f "$rootfs"/lib/systemd/system/multi-user.target.wants/* "$rootfs"/etc/systemd/system/*.wants/* \
-    "$rootfs"/lib/systemd/system/local-fs.target.wants/* "$rootfs"/lib/systemd/system/sockets.target.wants/*udev* \
-    "$rootfs"/lib/systemd/system/sockets.target.wants/*initctl* "$rootfs"/lib/systemd/system/basic.target.wants/*
-  echo "ReadKMsg=no" >> "$rootfs/etc/systemd/journald.conf"
-  ln -sf /usr/lib/systemd/systemd "$rootfs/sbin/init"
-  ln -sf /dev/null "$rootfs/etc/systemd/system/systemd-binfmt.service"
+  if [ -x "$rootfs/usr/lib/systemd/systemd" ]; then
+    find "$rootfs/lib/systemd/system/sysinit.target.wants/" -name systemd-tmpfiles-setup.service -delete
+    rm -f "$rootfs"/lib/systemd/system/multi-user.target.wants/* "$rootfs"/etc/systemd/system/*.wants/* \
+      "$rootfs"/lib/systemd/system/local-fs.target.wants/* "$rootfs"/lib/systemd/system/sockets.target.wants/*udev* \
+      "$rootfs"/lib/systemd/system/sockets.target.wants/*initctl* "$rootfs"/lib/systemd/system/basic.target.wants/*
+    echo "ReadKMsg=no" >> "$rootfs/etc/systemd/journald.conf"
+    ln -sf /usr/lib/systemd/systemd "$rootfs/sbin/init"
+    ln -sf /dev/null "$rootfs/etc/systemd/system/systemd-binfmt.service"
+  fi
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" --numeric-owner --xattrs -cf "$tarball.tmp" .
   mv -f "$tarball.tmp" "$tarball"

@@ -4,6 +4,9 @@
 //
 //	imgpack -o pause.tar -tag sidecar-kubelet.local/pause:1 -entrypoint /pause _output/images/pause:/pause
 //
+// -layer adds plain tarballs of files (a root file system, say) as the
+// image's first layers, under the packed files.
+//
 // Each argument is SRC:DST; SRC is a file or a folder (copied whole), DST its
 // absolute path in the image. Files keep their permission bits; owners are
 // root and times are zero, so the same inputs give the same image digest.
@@ -41,7 +44,7 @@ func (l *list) String() string     { return strings.Join(*l, " ") }
 func (l *list) Set(s string) error { *l = append(*l, s); return nil }
 
 func main() {
-	var entrypoint, cmd, env list
+	var entrypoint, cmd, env, layers list
 	out := flag.String("o", "", "output tarball (required)")
 	tag := flag.String("tag", "", "image reference, e.g. sidecar-kubelet.local/pause:1 (required)")
 	workdir := flag.String("workdir", "/", "working directory")
@@ -50,6 +53,7 @@ func main() {
 	flag.Var(&entrypoint, "entrypoint", "entrypoint argument (repeat for each)")
 	flag.Var(&cmd, "cmd", "cmd argument (repeat for each)")
 	flag.Var(&env, "env", "KEY=VALUE (repeat)")
+	flag.Var(&layers, "layer", "a plain tar of files to put under the packed ones, as the image's first layers (repeat; e.g. a root file system)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: imgpack -o OUT.tar -tag REF [flags] SRC:DST...\n")
 		flag.PrintDefaults()
@@ -60,13 +64,13 @@ func main() {
 		os.Exit(2)
 	}
 	keepLinks = *symlinks
-	if err := run(*out, *tag, *workdir, *arch, entrypoint, cmd, env, flag.Args()); err != nil {
+	if err := run(*out, *tag, *workdir, *arch, entrypoint, cmd, env, layers, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "imgpack:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, tag, workdir, arch string, entrypoint, cmd, env, files []string) error {
+func run(out, tag, workdir, arch string, entrypoint, cmd, env, baseLayers, files []string) error {
 	ref, err := name.NewTag(tag, name.StrictValidation)
 	if err != nil {
 		return err
@@ -83,6 +87,15 @@ func run(out, tag, workdir, arch string, entrypoint, cmd, env, files []string) e
 	}
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	for _, p := range baseLayers {
+		l, err := tarball.LayerFromFile(p, tarball.WithMediaType(types.OCILayer))
+		if err != nil {
+			return fmt.Errorf("layer %s: %w", p, err)
+		}
+		if img, err = mutate.AppendLayers(img, l); err != nil {
+			return err
+		}
+	}
 	if img, err = mutate.AppendLayers(img, layer); err != nil {
 		return err
 	}
@@ -94,7 +107,7 @@ func run(out, tag, workdir, arch string, entrypoint, cmd, env, files []string) e
 	cf.OS, cf.Architecture = "linux", arch
 	cf.Created = v1.Time{Time: time.Unix(0, 0).UTC()}
 	cf.Config.Entrypoint, cf.Config.Cmd, cf.Config.WorkingDir = entrypoint, cmd, workdir
-	cf.Config.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin"}, env...)
+	cf.Config.Env = append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, env...)
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func TestImageLoadsBack(t *testing.T) {
 	}
 	const ref = "sidecar-kubelet.local/testserver:1"
 	out := filepath.Join(dir, "testserver.tar")
-	if err := run(out, ref, "/", "amd64", []string{"/testserver"}, nil, nil, []string{binary + ":/testserver"}); err != nil {
+	if err := run(out, ref, "/", "amd64", []string{"/testserver"}, nil, nil, nil, []string{binary + ":/testserver"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -97,7 +97,7 @@ func TestImageLoadsBack(t *testing.T) {
 
 	// Reproducible: packing again gives the same bytes.
 	first, _ := os.ReadFile(out)
-	if err := run(out, ref, "/", "amd64", []string{"/testserver"}, nil, nil, []string{binary + ":/testserver"}); err != nil {
+	if err := run(out, ref, "/", "amd64", []string{"/testserver"}, nil, nil, nil, []string{binary + ":/testserver"}); err != nil {
 		t.Fatal(err)
 	}
 	if second, _ := os.ReadFile(out); !bytes.Equal(first, second) {
@@ -107,7 +107,7 @@ func TestImageLoadsBack(t *testing.T) {
 
 func TestRejectsBadName(t *testing.T) {
 	dir := t.TempDir()
-	if err := run(filepath.Join(dir, "x.tar"), "Not A Name!", "/", "amd64", nil, nil, nil, []string{filepath.Join(dir, "nope") + ":/x"}); err == nil {
+	if err := run(filepath.Join(dir, "x.tar"), "Not A Name!", "/", "amd64", nil, nil, nil, nil, []string{filepath.Join(dir, "nope") + ":/x"}); err == nil {
 		t.Error("want an error for an invalid image name")
 	}
 }
@@ -149,5 +149,67 @@ func TestSymlinks(t *testing.T) {
 	}
 	if h := pack(false)["bin/sh"]; h == nil || h.Typeflag != tar.TypeReg || h.Size != 3 {
 		t.Errorf("default: bin/sh = %+v, want busybox's content", h)
+	}
+}
+
+// TestBaseLayers puts a root file system tarball under the packed files: the
+// image has both layers, the packed file on top, and PATH finds sbin.
+func TestBaseLayers(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root.tar")
+	f, err := os.Create(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(f)
+	for name, body := range map[string]string{"usr/sbin/iptables": "iptables", "usr/local/bin/kube-proxy": "old"} {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	f.Close()
+	binary := filepath.Join(dir, "kube-proxy")
+	if err := os.WriteFile(binary, []byte("new"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "proxy.tar")
+	const ref = "registry.k8s.io/kube-proxy:v1.37.2"
+	if err := run(out, ref, "/", "amd64", []string{"/usr/local/bin/kube-proxy"}, nil, nil, []string{root}, []string{binary + ":/usr/local/bin/kube-proxy"}); err != nil {
+		t.Fatal(err)
+	}
+	tag, _ := name.NewTag(ref)
+	img, err := tarball.ImageFromPath(out, &tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if layers, _ := img.Layers(); len(layers) != 2 {
+		t.Fatalf("%d layers, want 2", len(layers))
+	}
+	got := map[string]string{}
+	fs := tar.NewReader(mutate.Extract(img))
+	for {
+		h, err := fs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			b, _ := io.ReadAll(fs)
+			got[h.Name] = string(b)
+		}
+	}
+	if got["usr/sbin/iptables"] != "iptables" || got["usr/local/bin/kube-proxy"] != "new" {
+		t.Errorf("files: %v; want the base's iptables and the packed kube-proxy on top", got)
+	}
+	cfg, _ := img.ConfigFile()
+	if !slices.Contains(cfg.Config.Env, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin") {
+		t.Errorf("env %v: PATH should reach sbin", cfg.Config.Env)
+	}
+	if err := run(out, ref, "/", "amd64", nil, nil, nil, []string{filepath.Join(dir, "missing.tar")}, []string{binary + ":/x"}); err == nil {
+		t.Error("a missing base layer: no error")
 	}
 }
