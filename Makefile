@@ -12,7 +12,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools kind-engine kind-engine-down kind-bin kind-probe rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
+	node-image test-tools kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/k8s-version.sh)). Targets:"
@@ -34,6 +34,7 @@ help: ## list the targets
 	  "BENCH_GO=0 BENCH_OUT=dir" "no Go benchmark; the report elsewhere (bench)" \
 	  "BENCH_FORK_KUBELET=path" "the fork's kubelet to measure (bench)" \
 	  "BASE_TAR= BASE_REF= NODE_IMAGE=" "the node image's base and name (node-image)" \
+	  "NODES=1|3 NODE_IMAGE_FROM=sources|registry" "kind nodes; the node image's origin (kind-up, test-kind)" \
 	  "TO=X.Y.Z NO_TEST=1" "the release to rebase onto (rebase)" \
 	  "VERSIONS=\"1.36 1.35.8\"" "only these releases (verify-versions)"
 
@@ -121,6 +122,23 @@ kind-engine-down: ## stop it and leave no container, mount, bridge or iptables c
 
 kind-bin: ## build kind (v0.33.0) into _output/bin/kind
 	hack/kind/build-kind.sh
+
+kind-up: ## a kind cluster running the patched kubelet (NODES=1, or 3): engine, kind, node image, cluster, test image
+	hack/kind/cluster.sh up
+
+kind-down: ## delete the kind clusters, kind's network, and the engine if this project started it
+	hack/kind/cluster.sh down
+
+kind-node-image: ## kind node image built from sources, no registry needed: _output/kind/node-vX.Y.Z.tar, loaded into the engine
+	hack/kind/build-node-image.sh
+
+kind-kubelet: ## prototyping on kind: rebuild the static kubelet, put it into every node of the cluster (NODES=), restart it
+	hack/kind/build-node-parts.sh
+	KIND_CLUSTER=$$( [ "$${NODES:-1}" = 3 ] && echo sidecar-kubelet-multi || echo sidecar-kubelet ) \
+	  KUBELET_BIN=_output/kind/v$$(hack/k8s-version.sh)/bin/kubelet hack/kind-kubelet-restart.sh
+
+test-kind: ## the e2e suite on a one-node kind cluster (NODES=3: three nodes): kind-up, e2e, kind-down
+	hack/kind/test-kind.sh
 
 kind-probe: ## can a kind node run on this machine? a systemd container started as kind starts a node, through the stand-in (docs/kind.md)
 	hack/kind/systemd-probe.sh

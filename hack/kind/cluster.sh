@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# make kind-up / make kind-down: a kind cluster whose nodes run the patched
+# kubelet.
+#
+#   hack/kind/cluster.sh up     NODES=1 (default): one node, control plane
+#                               and worker (kind-config/one-node.yaml,
+#                               cluster sidecar-kubelet); NODES=3: a control
+#                               plane and two workers (three-node.yaml,
+#                               cluster sidecar-kubelet-multi)
+#   hack/kind/cluster.sh down   delete this project's kind clusters (both),
+#                               kind's network, and stop the Docker engine if
+#                               hack/kind/engine.sh started it
+#
+# `up` starts the engine (hack/kind/engine.sh), builds kind (build-kind.sh),
+# the node image (NODE_IMAGE_FROM=sources: build-node-image.sh; =registry:
+# make node-image, on the published kindest/node of the release), the test
+# image, creates the cluster with the project's config, loads the test image
+# into every node and waits for every node Ready. The kubeconfig goes to
+# _output/kind/<cluster>.kubeconfig. A second `up` with nothing changed does
+# nothing; with a new node image it creates the cluster again.
+#
+# On a machine whose capability bounding set lacks CAP_SYS_RESOURCE (this
+# project's), kind's `--privileged` cannot work: the docker stand-in
+# hack/kind/standin/docker goes first on kind's PATH (docs/kind.md). A
+# KubeletConfiguration patch with failCgroupV1: false is added on cgroup v1
+# hosts, where the v1.37 kubelet refuses to start otherwise.
+#
+# Env: NODES (1 or 3), K8S_VERSION, NODE_IMAGE, NODE_IMAGE_FROM (auto, the
+#      default: registry if kindest/node:v$K8S_VERSION can be pulled, else
+#      sources), KIND_WAIT (seconds for the nodes to be Ready, default 300).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+source "$ROOT/hack/kind/lib.sh"
+
+nodes="${NODES:-1}"
+case "$nodes" in
+  1) name=sidecar-kubelet config="$ROOT/kind-config/one-node.yaml" ;;
+  3) name=sidecar-kubelet-multi config="$ROOT/kind-config/three-node.yaml" ;;
+  *) die "NODES must be 1 or 3, not '$nodes'" ;;
+esac
+node_image="${NODE_IMAGE:-sidecar-kubelet/node:v$K8S_VERSION}"
+kubeconfig="$KIND_DIR/$name.kubeconfig"
+kubectl() { "$K8S_BIN_DIR/kubectl" --kubeconfig "$kubeconfig" "$@"; }
+
+# bounding_set_lacks_sys_resource: kind's --privileged fails here (docs/kind.md).
+bounding_set_lacks_sys_resource() {
+  local bnd
+  bnd="$(awk '/^CapBnd:/ {print $2}' /proc/self/status)"
+  ((((0x$bnd >> 24) & 1) == 0))
+}
+
+kind_cmd() { "$KIND_BIN" "$@"; }
+
+cmd_up() {
+  local t0=$SECONDS
+  [ "$(id -u)" = 0 ] || die "needs root (the Docker engine, debootstrap)"
+  # A Docker engine that answers already (a user's) is used as it is.
+  use_engine
+  if ! docker info > /dev/null 2>&1; then
+    "$KIND_ENGINE" up
+    use_engine
+  fi
+  "$ROOT/hack/kind/build-kind.sh"
+  if bounding_set_lacks_sys_resource; then
+    log "this machine's capability bounding set lacks CAP_SYS_RESOURCE: kind runs docker through the stand-in hack/kind/standin/docker (docs/kind.md)"
+    export PATH="$ROOT/hack/kind/standin:$PATH"
+  fi
+
+  # The node image.
+  local from="${NODE_IMAGE_FROM:-auto}"
+  if [ "$from" = auto ]; then
+    if docker image inspect "kindest/node:v$K8S_VERSION" > /dev/null 2>&1 ||
+      timeout 120 docker pull "kindest/node:v$K8S_VERSION" > /dev/null 2>&1; then
+      from=registry
+    else
+      from=sources
+      log "kindest/node:v$K8S_VERSION cannot be pulled here (no registry, or kind publishes no image of this release): the node image is built from sources"
+    fi
+  fi
+  case "$from" in
+    registry) NODE_IMAGE="$node_image" BASE_REF="kindest/node:v$K8S_VERSION" "$ROOT/hack/node-image.sh" ;;
+    sources) NODE_IMAGE="$node_image" "$ROOT/hack/kind/build-node-image.sh" ;;
+    *) die "NODE_IMAGE_FROM must be auto, registry or sources, not '$from'" ;;
+  esac
+  "$ROOT/hack/build-images.sh"
+  local image_id
+  image_id="$(docker image inspect -f '{{.Id}}' "$node_image")"
+
+  # The cluster: kept when it runs this very image and every node is Ready.
+  if kind_cmd get clusters 2> /dev/null | grep -qx "$name"; then
+    local running ids
+    running="$(docker ps -q --filter "label=io.x-k8s.kind.cluster=$name" | wc -l)"
+    ids="$(docker ps -q --filter "label=io.x-k8s.kind.cluster=$name" | xargs -r docker inspect -f '{{.Image}}' | sort -u)"
+    if [ "$running" = "$nodes" ] && [ "$ids" = "$image_id" ] && [ -f "$kubeconfig" ] &&
+      kubectl wait --for=condition=Ready nodes --all --timeout=10s > /dev/null 2>&1; then
+      log "kind cluster $name is up with $node_image; nothing to do"
+      show
+      return
+    fi
+    log "kind cluster $name runs another node image or is not Ready: creating it again"
+    kind_cmd delete cluster --name "$name"
+  fi
+
+  # The config: the project's, with this node image, plus failCgroupV1:
+  # false on a cgroup v1 host.
+  local cfg="$KIND_DIR/$name.yaml"
+  # Each node's /run/containerd is a folder here, so that the e2e suite
+  # reaches the node's CRI socket for the runtime's nanosecond times
+  # (private propagation: nothing the node mounts there shows here).
+  rm -rf "$KIND_DIR/$name-cri"
+  awk -v image="$node_image" -v dir="$KIND_DIR/$name-cri" '
+    /^  image: / {
+      print "  image: " image
+      print "  extraMounts:"
+      print "  - hostPath: " dir "/" n + 0
+      print "    containerPath: /run/containerd"
+      n++
+      next
+    }
+    { print }' "$config" > "$cfg"
+  local i
+  for ((i = 0; i < nodes; i++)); do mkdir -p "$KIND_DIR/$name-cri/$i"; done
+  if [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+    cat >> "$cfg" << 'EOF'
+# Added by hack/kind/cluster.sh: this host's cgroups are v1, which the v1.37
+# kubelet refuses unless told otherwise.
+- |
+  kind: KubeletConfiguration
+  apiVersion: kubelet.config.k8s.io/v1beta1
+  failCgroupV1: false
+EOF
+  fi
+  log "kind create cluster --name $name ($nodes node(s), $node_image)"
+  local t1=$SECONDS
+  kind_cmd create cluster --name "$name" --config "$cfg" --kubeconfig "$kubeconfig" --retain=false
+  log "kind create cluster took $((SECONDS - t1))s"
+  kind_cmd load image-archive --name "$name" "$OUTPUT/images/testserver.tar"
+  wait_for "every node of $name Ready" "${KIND_WAIT:-300}" kubectl wait --for=condition=Ready nodes --all --timeout=5s > /dev/null
+  log "kind cluster $name up in $((SECONDS - t0))s"
+  show
+}
+
+# e2e_node: the node the e2e suite tests (the first worker, or the only
+# node) and its CRI socket here.
+e2e_node() {
+  if [ "$nodes" = 1 ]; then echo "$name-control-plane $KIND_DIR/$name-cri/0/containerd.sock"; else echo "$name-worker $KIND_DIR/$name-cri/1/containerd.sock"; fi
+}
+
+show() {
+  local node sock
+  read -r node sock <<< "$(e2e_node)"
+  kubectl get nodes -o wide
+  cat << EOF
+kubeconfig: ${kubeconfig#"$ROOT"/}
+  export KUBECONFIG=$kubeconfig
+the e2e suite on it (make test-kind NODES=$nodes does this, then kind-down):
+  KUBECONFIG=$kubeconfig NODE_NAME=$node CONTAINER_RUNTIME_ENDPOINT=unix://$sock SIDECAR_E2E_KUBELET_RESTART=$ROOT/hack/kind-kubelet-restart.sh make e2e
+EOF
+}
+
+cmd_down() {
+  use_engine
+  if ! docker info > /dev/null 2>&1; then
+    log "no Docker engine answers: no kind cluster to delete"
+    return
+  fi
+  if [ -x "$KIND_BIN" ]; then
+    local c
+    for c in sidecar-kubelet sidecar-kubelet-multi; do
+      if kind_cmd get clusters 2> /dev/null | grep -qx "$c"; then
+        kind_cmd delete cluster --name "$c"
+      fi
+    done
+  fi
+  rm -f "$KIND_DIR"/sidecar-kubelet*.kubeconfig
+  local d
+  for d in "$KIND_DIR"/sidecar-kubelet*-cri; do
+    [ -d "$d" ] || continue
+    unmount_under "$d" && rm -rf "$d"
+  done
+  # kind leaves its network behind; remove it when no container uses it.
+  if docker network inspect kind > /dev/null 2>&1 &&
+    [ "$(docker network inspect -f '{{len .Containers}}' kind)" = 0 ]; then
+    docker network rm kind > /dev/null
+  fi
+  # Our own engine goes too (a user's system engine stays).
+  if "$KIND_ENGINE" status > /dev/null 2>&1; then
+    if [ -z "$(docker ps -aq)" ]; then
+      "$KIND_ENGINE" down
+    else
+      log "the engine keeps running: it holds containers that are not this project's ($(docker ps -a --format '{{.Names}}' | paste -sd' '))"
+    fi
+  fi
+}
+
+case "${1:-}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  e2e-node) e2e_node ;;
+  *) die "usage: hack/kind/cluster.sh up|down|e2e-node (NODES=1|3)" ;;
+esac
