@@ -54,7 +54,7 @@ want="$(
   {
     echo "k8s $K8S_VERSION $k8s_cmds"
     echo "tree $commit"
-    printf '%s\n' "$status"
+    printf '%s\n' "$status" "$TREE_EDITS"
     echo "ldflags $stable_ldflags"
     go_env
     # The build module links this repository too (kubelet/).

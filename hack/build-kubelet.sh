@@ -44,7 +44,7 @@ ldflags+=("${VERSION_LDFLAGS[@]: -2}")
 fingerprint() (
   echo "k8s $K8S_VERSION"
   echo "tree $commit"
-  printf '%s\n' "$status"
+  printf '%s\n' "$status" "$TREE_EDITS"
   echo "ldflags $stable_ldflags"
   # A new toolchain or target needs a new binary too.
   go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT

@@ -233,15 +233,21 @@ series_hash() {
 }
 
 # version_stamp sets VERSION (v<release>-sidecar-kubelet+<series hash>),
-# TREE_COMMIT, TREE_STATUS, TREE_STATE and VERSION_LDFLAGS, the -X flags that
+# TREE_COMMIT, TREE_STATUS, TREE_STATE, TREE_EDITS (a hash of the
+# uncommitted edits, for fingerprints) and VERSION_LDFLAGS, the -X flags that
 # stamp it into a Kubernetes binary the way upstream's hack/lib/version.sh
 # does (buildDate is left to the caller: add_version_ldflag buildDate ...).
 version_stamp() {
   VERSION="v$K8S_VERSION-sidecar-kubelet+$(series_hash | cut -c1-12)"
   TREE_COMMIT="$(tree_git rev-parse HEAD)"
   TREE_STATUS="$(tree_git status --porcelain)"
-  TREE_STATE=clean
-  [ -z "$TREE_STATUS" ] || TREE_STATE=dirty
+  TREE_STATE=clean TREE_EDITS=""
+  if [ -n "$TREE_STATUS" ]; then
+    TREE_STATE=dirty
+    # What the uncommitted edits are, not only which files they touch: a
+    # second edit of a file already modified must rebuild too.
+    TREE_EDITS="$({ tree_git diff HEAD --binary; tree_git ls-files -o --exclude-standard -z | (cd "$TREE" && xargs -0 -r sha256sum); } | sha256sum | cut -d' ' -f1)"
+  fi
   [[ "$VERSION" =~ ^v([0-9]+)\.([0-9]+)(\.[0-9]+)?(-[^+]*)?(\+.*)?$ ]] || die "bad version $VERSION"
   VERSION_LDFLAGS=()
   add_version_ldflag gitVersion "$VERSION"

@@ -22,7 +22,8 @@
 # Incremental: each group keeps a fingerprint of its inputs and is skipped
 # when it matches.
 #
-# Env: K8S_VERSION, CONTAINERD_VERSION (cluster-lib.sh's by default).
+# Env: K8S_VERSION, CONTAINERD_VERSION (cluster-lib.sh's by default),
+#      KUBELET_ONLY=1 (build the kubelet alone: make kind-kubelet).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster-lib.sh"
 source "$ROOT/hack/kind/lib.sh"
@@ -55,42 +56,51 @@ static() {
 }
 
 # --- Kubernetes, from the patched work tree ---------------------------------------
-k8s_cmds="kubelet kubeadm kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy"
 version_stamp
 version="$VERSION"
 add_version_ldflag buildDate "$(date -u --date="@${SOURCE_DATE_EPOCH:-$(tree_git log -1 --format=%ct)}" +%Y-%m-%dT%H:%M:%SZ)"
 ldflags="${VERSION_LDFLAGS[*]}"
-want="$(
-  {
-    echo "k8s $K8S_VERSION $k8s_cmds static"
-    echo "tree $TREE_COMMIT"
-    printf '%s\n' "$TREE_STATUS"
-    echo "ldflags $ldflags"
-    go_env
-    cd "$ROOT"
-    find kubelet -name '*.go' ! -name '*_test.go' -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
-    sha256sum go.mod go.sum
-  } | sha256sum | cut -d' ' -f1
-)"
-if ! group kubernetes "$want"; then
-  pkgs=()
-  for c in $k8s_cmds; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
-  build_k8s() { (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -trimpath -o "$tmp/" -ldflags "$ldflags" "${pkgs[@]}"); }
+# build_k8s GROUP CMDS: the static binaries CMDS of the work tree into bin/,
+# unless GROUP was built from the same tree, series and Go.
+build_k8s() {
+  local g="$1" cmds="$2" want pkgs=() c got start
+  want="$(
+    {
+      echo "k8s $K8S_VERSION $cmds static"
+      echo "tree $TREE_COMMIT"
+      printf '%s\n' "$TREE_STATUS" "$TREE_EDITS"
+      echo "ldflags $ldflags"
+      go_env
+      cd "$ROOT"
+      find kubelet -name '*.go' ! -name '*_test.go' -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+      sha256sum go.mod go.sum
+    } | sha256sum | cut -d' ' -f1
+  )"
+  group "$g" "$want" && return 0
+  for c in $cmds; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
+  go_build() { (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -trimpath -o "$tmp/" -ldflags "$ldflags" "${pkgs[@]}"); }
   start=$SECONDS
-  with_progress "building $k8s_cmds $version (static)" build_k8s
-  for c in $k8s_cmds; do
+  with_progress "building $cmds $version (static)" go_build
+  for c in $cmds; do
     case "$c" in
       kubectl) got="$("$tmp/$c" version --client 2>&1 | head -n1 || true)" ;;
       kubeadm) got="$("$tmp/$c" version -o short 2>&1 || true)" ;;
       *) got="$("$tmp/$c" --version 2>&1 || true)" ;;
     esac
     [[ "$got" == *"$version" ]] || die "the built $c reports '$got', expected $version"
+    static "$tmp/$c"
   done
-  for c in $k8s_cmds; do static "$tmp/$c"; done
-  for c in $k8s_cmds; do mv "$tmp/$c" "$bin/$c"; done
-  record kubernetes "$want"
-  log "built $k8s_cmds in $((SECONDS - start))s"
+  for c in $cmds; do mv "$tmp/$c" "$bin/$c"; done
+  record "$g" "$want"
+  log "built $cmds in $((SECONDS - start))s"
+}
+# The kubelet apart, so that the prototyping loop (make kind-kubelet:
+# KUBELET_ONLY=1) rebuilds nothing else.
+build_k8s kubelet kubelet
+if [ -n "${KUBELET_ONLY:-}" ]; then
+  exit 0
 fi
+build_k8s kubernetes "kubeadm kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy"
 
 # --- containerd ---------------------------------------------------------------------
 ctrd_mod="github.com/containerd/containerd/v2"
