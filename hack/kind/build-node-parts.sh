@@ -33,7 +33,9 @@ bin="$parts/bin" images="$parts/images"
 mkdir -p "$bin" "$images"
 tmp="$(mktemp -d "$parts/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
-[ -d "$TREE/.git" ] || die "no work tree at $TREE: run make kubelet first"
+# The work tree with the series (fetched and imported when missing or stale,
+# as make kubelet does).
+"$ROOT/hack/import-patches.sh"
 go_env() { go env GOVERSION GOOS GOARCH GOAMD64 GOEXPERIMENT; }
 export CGO_ENABLED=0
 
