@@ -25,9 +25,25 @@ trap teardown EXIT
 
 t0=$SECONDS
 "$ROOT/hack/kind/cluster.sh" up
-log "kind cluster ready after $((SECONDS - t0))s"
+up=$((SECONDS - t0))
+log "kind cluster ready after ${up}s"
 t1=$SECONDS
 read -r node sock <<< "$("$ROOT/hack/kind/cluster.sh" e2e-node)"
+mkdir -p "$OUTPUT/e2e"
+e2e_log="$OUTPUT/e2e/kind-$name.log"
+rc=0
 KUBECONFIG="$kubeconfig" NODE_NAME="$node" CONTAINER_RUNTIME_ENDPOINT="unix://$sock" \
-  SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/kind-kubelet-restart.sh" "$ROOT/e2e/run.sh"
-log "e2e suite passed on kind ($nodes node(s)) in $((SECONDS - t1))s; $((SECONDS - t0))s in all"
+  SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/kind-kubelet-restart.sh" "$ROOT/e2e/run.sh" 2>&1 | tee "$e2e_log" || rc=$?
+e2e=$((SECONDS - t1))
+
+# The README's line for this cluster size, written by the run that measured
+# it (ginkgo's summary, without its colours).
+summary="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log" | grep -E '^Ran [0-9]+ of [0-9]+ Specs|Passed \| [0-9]+ Failed' | tr '\n' ' ')"
+block="kind-$nodes-node"
+if readme_has_block "$block"; then
+  write_readme_block "$block" << EOF
+\`make test-kind NODES=$nodes\` of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: \`make kind-up\` ${up} s ($("$K8S_BIN_DIR/kubectl" --kubeconfig "$kubeconfig" get nodes --no-headers | wc -l) node(s) Ready, kubelet $("$K8S_BIN_DIR/kubectl" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}')); the e2e suite on $node: ${summary:-no summary (see $e2e_log)} (${e2e} s).
+EOF
+fi
+[ "$rc" = 0 ] || die "the e2e suite failed on kind ($nodes node(s)): $e2e_log"
+log "e2e suite passed on kind ($nodes node(s)) in ${e2e}s; $((SECONDS - t0))s in all"
