@@ -28,7 +28,7 @@
 #      kindest/node:v$K8S_VERSION), BASE_TAG (the image to take from a
 #      BASE_TAR holding several), NODE_IMAGE (default
 #      sidecar-kubelet/node:v$K8S_VERSION), KUBELET_BIN (use this kubelet
-#      instead of building _output/v$K8S_VERSION/bin/kubelet).
+#      instead of building the static _output/kind/v$K8S_VERSION/bin/kubelet).
 #
 # Idempotent: the same inputs give the same image, and a fingerprint of them
 # kept beside the tarball skips the work when nothing changed (for BASE_REF,
@@ -68,8 +68,9 @@ if [ -n "${KUBELET_BIN:-}" ]; then
   kubelet="$(realpath "$KUBELET_BIN")"
   [ -f "$kubelet" ] || die "KUBELET_BIN=$KUBELET_BIN: no such file"
 else
-  "$ROOT/hack/build-kubelet.sh"
-  kubelet="$K8S_BIN_DIR/kubelet"
+  # Static, so that it runs on the base's glibc whatever the build machine's.
+  KUBELET_ONLY=1 "$ROOT/hack/kind/build-node-parts.sh"
+  kubelet="$OUTPUT/kind/v$K8S_VERSION/bin/kubelet"
 fi
 series="$(series_hash)"
 # The version the kubelet reports; computed as build-kubelet.sh stamps it if
@@ -96,7 +97,16 @@ if [ "$path" = docker ]; then
   docker build -f "$ROOT/hack/node-image/Dockerfile" --iidfile "$work/iid" \
     --build-arg "BASE=$base_ref" --build-arg "UPSTREAM_VERSION=v$K8S_VERSION" \
     --build-arg "SERIES_HASH=$series" --build-arg "IMAGE_VERSION=$kubelet_version" \
+    --build-arg "REVISION=$(git -C "$ROOT" rev-parse HEAD)" \
     -t "$node_image" "$work"
+  # The kubelet must start in the image (a dynamically linked one built on a
+  # newer distribution fails there with "GLIBC_2.xx not found").
+  if ! got="$(docker run --rm --entrypoint /usr/bin/kubelet "$(cat "$work/iid")" --version 2>&1)"; then
+    docker rmi "$node_image" > /dev/null 2>&1 || true
+    die "the kubelet does not start in $base_ref: $got
+  build it static (the default here; KUBELET_BIN= overrides it) or on a distribution no newer than the node image's"
+  fi
+  log "the kubelet starts in the image: $got"
   want="$(printf 'docker\n%s\n%s\n' "$node_image" "$(cat "$work/iid")" | sha256sum | cut -d' ' -f1)"
   if [ -f "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null)" = "$want" ]; then
     log "$out is up to date ($node_image, $(cat "$work/iid"))"
