@@ -40,7 +40,7 @@ case "$nodes" in
 esac
 node_image="${NODE_IMAGE:-sidecar-kubelet/node:v$K8S_VERSION}"
 kubeconfig="$KIND_DIR/$name.kubeconfig"
-kubectl() { "$K8S_BIN_DIR/kubectl" --kubeconfig "$kubeconfig" "$@"; }
+kubectl() { "$KIND_KUBECTL" --kubeconfig "$kubeconfig" "$@"; }
 
 # bounding_set_lacks_sys_resource: kind's --privileged fails here (docs/kind.md).
 bounding_set_lacks_sys_resource() {

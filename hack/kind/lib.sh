@@ -5,6 +5,9 @@ KIND_DIR="$OUTPUT/kind"
 KIND_CACHE="$KIND_DIR/cache"
 KIND_ENGINE="$ROOT/hack/kind/engine.sh"
 KIND_BIN="${KIND_BIN:-$BIN_DIR/kind}"
+# The node parts' kubectl (build-node-parts.sh), there whether or not the
+# local cluster's binaries were ever built.
+KIND_KUBECTL="$KIND_DIR/v$K8S_VERSION/bin/kubectl"
 
 # use_engine: point docker at the engine hack/kind/engine.sh runs (its socket
 # file), or at the default socket when another engine answers there.

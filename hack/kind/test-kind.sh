@@ -14,7 +14,7 @@ name=sidecar-kubelet
 [ "$nodes" != 3 ] || name=sidecar-kubelet-multi
 kubeconfig="$KIND_DIR/$name.kubeconfig"
 was_up=false
-[ -f "$kubeconfig" ] && "$K8S_BIN_DIR/kubectl" --kubeconfig "$kubeconfig" get --raw /readyz > /dev/null 2>&1 && was_up=true
+[ -f "$kubeconfig" ] && "$KIND_KUBECTL" --kubeconfig "$kubeconfig" get --raw /readyz > /dev/null 2>&1 && was_up=true
 
 teardown() {
   local rc=$?
@@ -42,7 +42,7 @@ summary="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log" | grep -E '^Ran [0-9]+ of [0-9]+
 block="kind-$nodes-node"
 if readme_has_block "$block"; then
   write_readme_block "$block" << EOF
-\`make test-kind NODES=$nodes\` of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: \`make kind-up\` ${up} s ($("$K8S_BIN_DIR/kubectl" --kubeconfig "$kubeconfig" get nodes --no-headers | wc -l) node(s) Ready, kubelet $("$K8S_BIN_DIR/kubectl" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}')); the e2e suite on $node: ${summary:-no summary (see $e2e_log)} (${e2e} s).
+\`make test-kind NODES=$nodes\` of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: \`make kind-up\` ${up} s ($("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get nodes --no-headers | wc -l) node(s) Ready, kubelet $("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}')); the e2e suite on $node: ${summary:-no summary (see $e2e_log)} (${e2e} s).
 EOF
 fi
 [ "$rc" = 0 ] || die "the e2e suite failed on kind ($nodes node(s)): $e2e_log"
