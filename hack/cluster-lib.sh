@@ -248,13 +248,6 @@ kubelet_feature_gates() {
   done
 }
 
-# evented_pleg_by_default succeeds for the releases whose EventedPLEG gate is
-# the container-stop fast path (v1.37 and later).
-evented_pleg_by_default() {
-  local major minor
-  IFS=. read -r major minor _ <<< "$K8S_VERSION"
-  [ "$major" -gt 1 ] || [ "$minor" -ge 37 ]
-}
 
 # kubelet_knows_ordering_gate succeeds when $KUBELET_BIN lists the fork's gate
 # among its feature gates (the answer is kept per binary identity).

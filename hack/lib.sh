@@ -260,3 +260,11 @@ version_stamp() {
 add_version_ldflag() {
   VERSION_LDFLAGS+=("-X k8s.io/client-go/pkg/version.$1=$2" "-X k8s.io/component-base/version.$1=$2")
 }
+
+# evented_pleg_by_default succeeds for the releases whose EventedPLEG gate is
+# the container-stop fast path (v1.37 and later).
+evented_pleg_by_default() {
+  local major minor
+  IFS=. read -r major minor _ <<< "$K8S_VERSION"
+  [ "$major" -gt 1 ] || [ "$minor" -ge 37 ]
+}

@@ -108,7 +108,9 @@ cmd_up() {
   # reaches the node's CRI socket for the runtime's nanosecond times
   # (private propagation: nothing the node mounts there shows here).
   rm -rf "$KIND_DIR/$name-cri"
-  awk -v image="$node_image" -v dir="$KIND_DIR/$name-cri" '
+  local evented=0
+  ! evented_pleg_by_default || evented=1
+  awk -v image="$node_image" -v dir="$KIND_DIR/$name-cri" -v evented="$evented" '
     /^  image: / {
       print "  image: " image
       print "  extraMounts:"
@@ -117,6 +119,8 @@ cmd_up() {
       n++
       next
     }
+    # EventedPLEG before v1.37 is another design (docs/benchmarks.md).
+    /^    EventedPLEG: true/ && !evented { next }
     { print }' "$config" > "$cfg"
   local i
   for ((i = 0; i < nodes; i++)); do mkdir -p "$KIND_DIR/$name-cri/$i"; done
