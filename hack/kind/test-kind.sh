@@ -37,12 +37,17 @@ KUBECONFIG="$kubeconfig" NODE_NAME="$node" CONTAINER_RUNTIME_ENDPOINT="unix://$s
 e2e=$((SECONDS - t1))
 
 # The README's line for this cluster size, written by the run that measured
-# it (ginkgo's summary, without its colours).
-summary="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log" | grep -E '^Ran [0-9]+ of [0-9]+ Specs|Passed \| [0-9]+ Failed' | tr '\n' ' ')"
+# it, from ginkgo's summary (without its colours).
+plain="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log")"
+count() { grep -oE "$1" <<< "$plain" | tail -n1 | grep -oE '[0-9]+' | head -n1 || echo "?"; }
+ran="$(grep -oE 'Ran [0-9]+ of [0-9]+ Specs' <<< "$plain" | tail -n1 | sed 's/Ran \([0-9]*\) of \([0-9]*\) Specs/\1 of \2 specs ran/' || true)"
+summary="${ran:-no summary (see $e2e_log)}: $(count '[0-9]+ Passed') passed, $(count '[0-9]+ Failed') failed, $(count '[0-9]+ Skipped') skipped"
+up_text="\`make kind-up\` ${up} s"
+[ "$was_up" = false ] || up_text="the cluster was up already"
 block="kind-$nodes-node"
 if readme_has_block "$block"; then
   write_readme_block "$block" << EOF
-\`make test-kind NODES=$nodes\` of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: \`make kind-up\` ${up} s ($("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get nodes --no-headers | wc -l) node(s) Ready, kubelet $("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}')); the e2e suite on $node: ${summary:-no summary (see $e2e_log)} (${e2e} s).
+\`make test-kind NODES=$nodes\` of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get nodes --no-headers | grep -cw Ready) node(s) Ready, kubelet $("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}')); the e2e suite on $node: $summary, in ${e2e} s.
 EOF
 fi
 [ "$rc" = 0 ] || die "the e2e suite failed on kind ($nodes node(s)): $e2e_log"
