@@ -128,6 +128,22 @@ etcd_image="$(image_of etcd)" coredns_image="$(image_of coredns)" pause_image="$
 etcd_version="v${etcd_image##*:}" && etcd_version="${etcd_version%-*}"          # 3.7.0-0 -> v3.7.0
 coredns_version="${coredns_image##*:}"                                           # v1.14.6
 
+# served MODULE VERSION: VERSION if the module proxy serves it, else the
+# newest served release of the same minor (said in the log; the image keeps
+# kubeadm's name, since kubeadm asks for that name).
+served() {
+  local mod="$1" want="$2" minor versions v
+  if GOFLAGS=-mod=mod go list -m "$mod@$want" > /dev/null 2>&1; then echo "$want"; return; fi
+  minor="$(cut -d. -f1,2 <<< "$want")"
+  versions="$(GOFLAGS=-mod=mod go list -m -versions "$mod" 2> /dev/null | tr ' ' '\n' | grep -E "^${minor//./\\.}\.[0-9]+$" || true)"
+  v="$(sort -V <<< "$versions" | tail -n1)"
+  [ -n "$v" ] || die "the module proxy serves neither $mod@$want nor another $minor release"
+  log "$mod@$want is not served; building $v (the newest $minor release served) under kubeadm's image name"
+  echo "$v"
+}
+etcd_version="$(cd "$tmp" && served go.etcd.io/etcd/server/v3 "$etcd_version")"
+coredns_version="$(cd "$tmp" && served github.com/coredns/coredns "$coredns_version")"
+
 # pack NAME TAG ARGS...: images/NAME.tar of imgpack ARGS, tagged TAG.
 pack() { local n="$1" tag="$2"; shift 2; "$BIN_DIR/imgpack" -o "$tmp/$n.tar" -tag "$tag" "$@" && mv "$tmp/$n.tar" "$images/$n.tar"; }
 
