@@ -135,7 +135,7 @@ kind-node-image: ## kind node image built from sources, no registry needed: _out
 kind-kubelet: ## prototyping on kind: rebuild the static kubelet, put it into every node of the cluster (NODES=), restart it
 	KUBELET_ONLY=1 hack/kind/build-node-parts.sh
 	KIND_CLUSTER=$$( [ "$${NODES:-1}" = 3 ] && echo sidecar-kubelet-multi || echo sidecar-kubelet ) \
-	  KUBELET_BIN=_output/kind/v$$(hack/k8s-version.sh)/bin/kubelet hack/kind-kubelet-restart.sh
+	  KUBELET_BIN=_output/kind/v$$(hack/k8s-version.sh)/bin/kubelet hack/kind/kubelet-restart.sh
 
 test-kind: ## the e2e suite on a one-node kind cluster (NODES=3: three nodes): kind-up, e2e, kind-down
 	hack/kind/test-kind.sh

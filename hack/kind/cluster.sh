@@ -158,7 +158,7 @@ show() {
 kubeconfig: ${kubeconfig#"$ROOT"/}
   export KUBECONFIG=$kubeconfig
 the e2e suite on it (make test-kind NODES=$nodes does this, then kind-down):
-  KUBECONFIG=$kubeconfig NODE_NAME=$node CONTAINER_RUNTIME_ENDPOINT=unix://$sock SIDECAR_E2E_KUBELET_RESTART=$ROOT/hack/kind-kubelet-restart.sh make e2e
+  KUBECONFIG=$kubeconfig NODE_NAME=$node CONTAINER_RUNTIME_ENDPOINT=unix://$sock SIDECAR_E2E_KUBELET_RESTART=$ROOT/hack/kind/kubelet-restart.sh make e2e
 EOF
 }
 

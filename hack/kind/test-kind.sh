@@ -33,7 +33,7 @@ mkdir -p "$OUTPUT/e2e"
 e2e_log="$OUTPUT/e2e/kind-$name.log"
 rc=0
 KUBECONFIG="$kubeconfig" NODE_NAME="$node" CONTAINER_RUNTIME_ENDPOINT="unix://$sock" \
-  SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/kind-kubelet-restart.sh" "$ROOT/e2e/run.sh" 2>&1 | tee "$e2e_log" || rc=$?
+  SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/kind/kubelet-restart.sh" "$ROOT/e2e/run.sh" 2>&1 | tee "$e2e_log" || rc=$?
 e2e=$((SECONDS - t1))
 
 # The README's line for this cluster size, written by the run that measured

@@ -5,11 +5,11 @@
 #   the e2e suite's kubelet-restart specs, against a kind cluster
 #   (SIDECAR_E2E_KUBELET_RESTART; the suite passes NODE_NAME, the node it
 #   tests, which is also the node's container in kind):
-#       SIDECAR_E2E_KUBELET_RESTART=$PWD/hack/kind-kubelet-restart.sh make e2e
+#       SIDECAR_E2E_KUBELET_RESTART=$PWD/hack/kind/kubelet-restart.sh make e2e
 #
 #   the prototyping loop (make kind-kubelet): a rebuilt kubelet into every
 #   node of a cluster, then a restart:
-#       KIND_CLUSTER=sidecar-kubelet KUBELET_BIN=_output/kind/v1.37.2/bin/kubelet hack/kind-kubelet-restart.sh
+#       KIND_CLUSTER=sidecar-kubelet KUBELET_BIN=_output/kind/v1.37.2/bin/kubelet hack/kind/kubelet-restart.sh
 #
 # Which nodes: KIND_NODE (one container), else NODE_NAME, else every node of
 # KIND_CLUSTER. KUBELET_BIN replaces /usr/bin/kubelet (atomically, by a
@@ -23,7 +23,7 @@
 # it. Returns once every restarted kubelet answers /healthz; the pods keep
 # running.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 [ -z "${DOCKER_HOST:-}" ] && [ -s "$ROOT/_output/kind/docker/socket" ] && export DOCKER_HOST="unix://$(cat "$ROOT/_output/kind/docker/socket")"
 
 if [ -n "${KIND_NODE:-}" ]; then
