@@ -117,7 +117,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		GinkgoWriter.Printf("cannot tell whether the kubelet's %s gate is on: %v\n", gate, err)
 	case on == 0:
 		Fail(fmt.Sprintf("the kubelet of node %s runs with the feature gate %s off (kubernetes_feature_enabled): "+
-			"restart it with the gate on (KUBELET_FEATURE_GATES= hack/kubelet-restart.sh)", nodeName, gate))
+			"restart it with the gate on (KUBELET_FEATURE_GATES= hack/cluster/kubelet-restart.sh)", nodeName, gate))
 	case on < 0:
 		GinkgoWriter.Printf("the kubelet's metrics do not name the %s gate: is it sidecar-kubelet?\n", gate)
 	}
@@ -136,7 +136,7 @@ func expectImageOnNode(ctx context.Context) {
 		p := getPod(ctx, created)
 		for _, st := range p.Status.ContainerStatuses {
 			if w := st.State.Waiting; w != nil && (w.Reason == "ErrImageNeverPull" || w.Reason == "ErrImagePull") {
-				StopTrying(fmt.Sprintf("image %s is not on node %s (%s): build it with `make images` (hack/build-images.sh); "+
+				StopTrying(fmt.Sprintf("image %s is not on node %s (%s): build it with `make images` (hack/images/build.sh); "+
 					"`make up` imports _output/images/*.tar, and for kind: kind load image-archive _output/images/testserver.tar",
 					image, nodeName, w.Reason)).Now()
 			}

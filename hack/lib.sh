@@ -63,7 +63,7 @@ BUILD_DIR="$OUTPUT/v$K8S_VERSION"
 # The upstream work tree, a git repository: the tag "upstream" marks the
 # pristine release, the branch "patches" carries the series as commits.
 # PATCH_TREE= points the patch scripts at another clone of it (the round-trip
-# check of hack/check-patch-roundtrip.sh), whose import stamp then lives in
+# check of hack/patches/check-patch-roundtrip.sh), whose import stamp then lives in
 # that clone's .git.
 TREE="${PATCH_TREE:-$BUILD_DIR/kubernetes}"
 APPLIED_STAMP="$BUILD_DIR/applied.stamp"
@@ -74,7 +74,7 @@ APPLIED_STAMP="$BUILD_DIR/applied.stamp"
 # that do not depend on the release (containerd, hack/tools).
 K8S_BIN_DIR="$BUILD_DIR/bin"
 # Upstream's node e2e suite of this release (e2e_node.test, ginkgo) and its
-# test images, built by hack/build-e2e-node*.sh for hack/e2e-node.sh.
+# test images, built by hack/e2e-node/build-*.sh for hack/e2e-node/run.sh.
 E2E_NODE_BIN_DIR="$BUILD_DIR/e2e-node/bin"
 E2E_NODE_IMAGES_DIR="$BUILD_DIR/e2e-node/images"
 BIN_DIR="$OUTPUT/bin"

@@ -1,4 +1,4 @@
-// Tools for the local cluster (hack/cluster-up.sh), in a module of their own
+// Tools for the local cluster (hack/cluster/up.sh), in a module of their own
 // so that their dependencies stay out of the root go.mod.
 module github.com/sidecar-kubelet/sidecar-kubelet/hack/tools
 

@@ -8,7 +8,7 @@
 # left running.
 set -euo pipefail
 CLUSTER_FOLLOWS_RECORDED_VERSION=1
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The scripts below run with the same release (the running cluster's, unless
 # K8S_VERSION says otherwise).
 export K8S_VERSION
@@ -26,16 +26,16 @@ teardown() {
     tail -n 60 "$OUTPUT/cluster/logs/kubelet.log" >&2 || true
   fi
   if [ "$was_up" = false ]; then
-    "$ROOT/hack/cluster-down.sh" || rc=1
+    "$ROOT/hack/cluster/down.sh" || rc=1
   fi
   exit "$rc"
 }
 trap teardown EXIT
 
 start=$SECONDS
-"$ROOT/hack/build-images.sh"
-"$ROOT/hack/build-cluster-bins.sh"
-"$ROOT/hack/cluster-up.sh"
+"$ROOT/hack/images/build.sh"
+"$ROOT/hack/cluster/build-bins.sh"
+"$ROOT/hack/cluster/up.sh"
 log "cluster ready after $((SECONDS - start))s"
 KUBECONFIG="$kubeconfig" "$ROOT/e2e/run.sh"
 log "e2e suite passed; $((SECONDS - start))s with the cluster"

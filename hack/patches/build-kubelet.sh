@@ -17,14 +17,14 @@
 # it matches, go is not run at all (a no-op go build of kubelet still takes
 # tens of seconds to check and relink).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 case "${SIDECAR_ORDERING_DEFAULT:-true}" in
   true | false) ;;
   *) die "SIDECAR_ORDERING_DEFAULT must be true or false, not '$SIDECAR_ORDERING_DEFAULT'" ;;
 esac
 
-"$ROOT/hack/import-patches.sh"
+"$ROOT/hack/patches/import-patches.sh"
 
 out="$K8S_BIN_DIR/kubelet"
 fingerprint_file="$out.fingerprint"

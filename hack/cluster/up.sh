@@ -3,7 +3,7 @@
 # the patched kubelet: etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, containerd and the kubelet, all on 127.0.0.1, all state
 # under _output/cluster. Needs root. `make up` builds the binaries first
-# (make kubelet, hack/build-cluster-bins.sh) and then runs this.
+# (make kubelet, hack/cluster/build-bins.sh) and then runs this.
 #
 # Idempotent: a component that runs, is healthy and would be started with the
 # same binary and configuration is left alone; one whose binary or
@@ -14,9 +14,9 @@
 # Env: KUBELET_FEATURE_GATES="Gate=true|false,..." (the kubelet's feature
 # gates on top of SidecarContainerOrdering=true); KUBELET_BIN (another
 # kubelet binary); CLUSTER_INSTANCE=N (a second cluster beside the first, see
-# hack/cluster-lib.sh).
+# hack/cluster/lib.sh).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"

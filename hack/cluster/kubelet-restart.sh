@@ -5,13 +5,13 @@
 # unset gives the default, SidecarContainerOrdering=true), and wait until the
 # restarted kubelet has posted the node Ready. The pods keep running.
 # KUBELET_BIN=path runs another kubelet binary (e.g. the unpatched
-# _output/vX.Y.Z/bin/kubelet-upstream of hack/build-kubelet-upstream.sh; it gets no
+# _output/vX.Y.Z/bin/kubelet-upstream of hack/patches/build-kubelet-upstream.sh; it gets no
 # SidecarContainerOrdering gate); a later restart without it goes back to
-# _output/vX.Y.Z/bin/kubelet. CLUSTER_INSTANCE=N picks the cluster (hack/cluster-lib.sh).
+# _output/vX.Y.Z/bin/kubelet. CLUSTER_INSTANCE=N picks the cluster (hack/cluster/lib.sh).
 set -euo pipefail
 # The cluster's own release, unless K8S_VERSION says otherwise (then it must match).
 CLUSTER_FOLLOWS_RECORDED_VERSION=1
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"

@@ -3,7 +3,7 @@
 # commits or edits that were never exported to the series; refuse to delete
 # those unless FORCE=1.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 [ -e "$OUTPUT" ] || exit 0
 unsaved=()
@@ -32,6 +32,6 @@ if [ "${#unsaved[@]}" -gt 0 ] && [ "${FORCE:-}" != 1 ]; then
 fi
 # A local cluster (make up) has processes and mounts under $OUTPUT/cluster:
 # take it down first, so that rm never reaches through a mount.
-[ ! -d "$OUTPUT/cluster" ] || "$ROOT/hack/cluster-down.sh"
+[ ! -d "$OUTPUT/cluster" ] || "$ROOT/hack/cluster/down.sh"
 log "removing $OUTPUT"
 rm -rf "$OUTPUT"

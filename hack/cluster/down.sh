@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Take the local cluster of hack/cluster-up.sh down and leave nothing behind:
+# Take the local cluster of hack/cluster/up.sh down and leave nothing behind:
 # the pods' containers and sandboxes (removed through the CRI, so their
 # networks are torn down), every process it started (by pid), every mount
 # under _output/cluster, the CNI bridge, the pods' cgroups, the kubelet's
@@ -8,7 +8,7 @@
 # stay in _output/cluster/logs until the next `make up` (then logs.prev).
 # Safe to run when nothing is up.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"

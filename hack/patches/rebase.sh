@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebase a patch series onto a new upstream release, in one command:
 #
-#   hack/rebase.sh 1.37.2        (or: make rebase TO=1.37.2)
+#   hack/patches/rebase.sh 1.37.2        (or: make rebase TO=1.37.2)
 #
 # Fetches the release into its own work tree, applies the series of its
 # minor (patches/vX.Y) with a three-way merge, and then either
@@ -18,18 +18,18 @@
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <new upstream version, e.g. 1.37.2>" >&2; exit 2; }
 export K8S_VERSION="${1#v}"
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 start=$SECONDS
 log "rebasing $SERIES_DIR onto upstream v$K8S_VERSION"
-if ! KEEP_FAILED_AM=1 "$ROOT/hack/import-patches.sh"; then
+if ! KEEP_FAILED_AM=1 "$ROOT/hack/patches/import-patches.sh"; then
   if tree_busy; then
     log "conflict: the hunks git could not merge:"
     tree_git diff --diff-filter=U | sed 's/^/  /' | head -n 200 >&2 || true
   fi
   exit 1
 fi
-"$ROOT/hack/export-patches.sh"
+"$ROOT/hack/patches/export-patches.sh"
 echo "$K8S_VERSION" > "$SERIES_DIR/UPSTREAM_VERSION"
 log "series rebased onto v$K8S_VERSION in $((SECONDS - start))s; changes to the patch files:"
 git -C "$ROOT" diff --stat -- "$SERIES_DIR" >&2 2>/dev/null || true
@@ -38,5 +38,5 @@ if [ "${NO_TEST:-}" = 1 ]; then
   exit 0
 fi
 (cd "$ROOT" && go test -count=1 ./kubelet/...)
-"$ROOT/hack/test-upstream.sh"
+"$ROOT/hack/patches/test-upstream.sh"
 log "rebase onto v$K8S_VERSION done and tested in $((SECONDS - start))s"

@@ -5,12 +5,12 @@
 # or after the commit's "Patch-Filename: NAME.patch" trailer, which keeps a
 # name when its subject changes. Patch files that are no longer listed are
 # deleted. The output is byte-stable: exporting twice in a row gives no diff,
-# and import then export gives the series back (hack/check-patch-roundtrip.sh).
+# and import then export gives the series back (hack/patches/check-patch-roundtrip.sh).
 #
 # Afterwards the import stamp is updated, so that the next import-patches sees
 # the tree as built from the new series and leaves it alone.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 STAMP="$APPLIED_STAMP"
 
@@ -76,6 +76,12 @@ for c in $(tree_git rev-list --reverse "$UPSTREAM_TAG..HEAD"); do
   names+=("$name")
 done
 
+# The header names the scripts where they stood when the series files were
+# last written (hack/ before it was split by subsystem): the series file is
+# part of the series hash, i.e. of every binary's version stamp, so a new
+# wording here would change the version of an unchanged kubelet and fail
+# make test-patch-roundtrip until every series is exported again. Change it
+# together with a real change of every series.
 {
   echo "# Patches against upstream Kubernetes v$K8S_MINOR, applied in this order by"
   echo "# hack/import-patches.sh. Written by hack/export-patches.sh from the commits"

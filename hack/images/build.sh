@@ -13,7 +13,7 @@
 # Env: TESTSERVER_IMAGE (default sidecar-kubelet.local/testserver:1),
 #      GOARCH (default: go env GOARCH).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 image="${TESTSERVER_IMAGE:-sidecar-kubelet.local/testserver:1}"
 images_dir="$OUTPUT/images"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the test images that upstream's node e2e suite (test/e2e_node) uses,
 # under the exact names of the release's test/utils/image/manifest.go, as
-# image tarballs in _output/vX.Y.Z/e2e-node/images/ (hack/e2e-node.sh imports them
+# image tarballs in _output/vX.Y.Z/e2e-node/images/ (hack/e2e-node/run.sh imports them
 # into its containerd). No registry is reachable here, so nothing is pulled:
 #
 #   agnhost   the agnhost binary built from the work tree (entrypoint /agnhost,
@@ -16,7 +16,7 @@
 # Packed by hack/tools/imgpack. Incremental: a fingerprint of every input is
 # kept beside the tarballs; when it matches, nothing is built.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 images_dir="$E2E_NODE_IMAGES_DIR"
 manifest="$TREE/test/utils/image/manifest.go"
@@ -68,7 +68,7 @@ want="$(
     go env GOVERSION GOOS GOARCH
     sha256sum "$busybox" "${host_paths[@]}"
     cd "$ROOT"
-    sha256sum hack/build-e2e-node-images.sh
+    sha256sum hack/e2e-node/build-images.sh
     find hack/images hack/tools/imgpack hack/tools/go.mod hack/tools/go.sum -type f ! -name '*_test.go' -print0 |
       LC_ALL=C sort -z | xargs -0 sha256sum
   } | sha256sum | cut -d' ' -f1

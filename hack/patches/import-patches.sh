@@ -10,10 +10,10 @@
 # while the series is unchanged, that work is simply built and tested as it
 # is (the prototyping loop); once the series changed, the import refuses.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # (A PATCH_TREE= clone is made from the fetched work tree.)
-[ -n "${PATCH_TREE:-}" ] || "$ROOT/hack/fetch-upstream.sh"
+[ -n "${PATCH_TREE:-}" ] || "$ROOT/hack/patches/fetch-upstream.sh"
 
 STAMP="$APPLIED_STAMP"
 want_hash="$(series_hash)"
@@ -124,7 +124,7 @@ for p in $patches; do
     fi
     echo
     if [ "${KEEP_FAILED_AM:-}" = 1 ]; then
-      echo "The git am session is left in place for you to resolve (hack/rebase.sh):"
+      echo "The git am session is left in place for you to resolve (hack/patches/rebase.sh):"
       echo "  cd $TREE"
       echo "  # edit the conflicting files, then: git add <files>; git am --continue"
       echo "  # repeat until every patch is applied, then, in $ROOT:"

@@ -4,7 +4,7 @@
 # of that minor, X.Y.Z itself. With --all, print every supported minor as
 # "<minor> <pinned release> <series folder>", oldest first.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 if [ "${1:-}" = --all ]; then
   for m in $(supported_minors); do
     echo "$m $(pinned_version "$m") patches/v$m"

@@ -19,7 +19,7 @@
 #                   machine with Docker, or `crane pull kindest/node:v1.37.2
 #                   node.tar`); hack/tools/nodeimage appends the kubelet layer.
 #   otherwise, if a Docker engine answers (`docker info`): `docker build` of
-#                   hack/node-image/Dockerfile FROM $BASE_REF, then `docker
+#                   hack/kind/node-image/Dockerfile FROM $BASE_REF, then `docker
 #                   save`; the image also stays in the engine, ready for kind.
 #   otherwise, BASE_REF=REF given: hack/tools/nodeimage fetches the base from
 #                   its registry (credentials from ~/.docker/config.json).
@@ -34,7 +34,7 @@
 # kept beside the tarball skips the work when nothing changed (for BASE_REF,
 # which may move, the base is fetched every time).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 base_tar="${BASE_TAR:-}"
 base_ref="${BASE_REF:-}"
@@ -94,7 +94,7 @@ trap 'rm -rf "$work"' EXIT
 if [ "$path" = docker ]; then
   install -m 0755 "$kubelet" "$work/kubelet"
   log "docker build $node_image FROM $base_ref"
-  docker build -f "$ROOT/hack/node-image/Dockerfile" --iidfile "$work/iid" \
+  docker build -f "$ROOT/hack/kind/node-image/Dockerfile" --iidfile "$work/iid" \
     --build-arg "BASE=$base_ref" --build-arg "UPSTREAM_VERSION=v$K8S_VERSION" \
     --build-arg "SERIES_HASH=$series" --build-arg "IMAGE_VERSION=$kubelet_version" \
     --build-arg "REVISION=$(git -C "$ROOT" rev-parse HEAD)" \

@@ -36,7 +36,7 @@
 #                    back at the end
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
-#   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster-lib.sh)
+#   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster/lib.sh)
 #   BENCH_EVICTION_HARD the kubelet's hard eviction thresholds while it
 #                    measures (default: memory 100Mi, disks 2%, so that a
 #                    disk shared with builds does not taint the node; image
@@ -45,7 +45,7 @@
 #                    cluster's own settings back)
 # The raw files of every run stay in _output/bench/<time>/.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
 started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"
@@ -66,17 +66,17 @@ fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
 upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
 
 # What it needs: both kubelets, the test server image, the bench program.
-"$ROOT/hack/build-kubelet.sh"
-[ -z "$upstream_ways" ] || "$ROOT/hack/build-kubelet-upstream.sh"
-"$ROOT/hack/build-images.sh"
+"$ROOT/hack/patches/build-kubelet.sh"
+[ -z "$upstream_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
+"$ROOT/hack/images/build.sh"
 work="$OUTPUT/bench/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$work"
 (cd "$ROOT" && go build -o "$work/bench" ./bench)
-# A changed image is imported by cluster-up.sh, which leaves the rest alone.
-"$ROOT/hack/cluster-up.sh" > "$work/cluster-up.log" 2>&1 || { cat "$work/cluster-up.log" >&2; die "cluster-up.sh failed"; }
+# A changed image is imported by cluster/up.sh, which leaves the rest alone.
+"$ROOT/hack/cluster/up.sh" > "$work/cluster-up.log" 2>&1 || { cat "$work/cluster-up.log" >&2; die "hack/cluster/up.sh failed"; }
 
 # An image garbage-collected by a kubelet (disk use over 85%) is gone for
-# good (no registry), while cluster-up.sh's stamp says it was imported.
+# good (no registry), while cluster/up.sh's stamp says it was imported.
 # (The list is read whole first: grep -q quitting early would make ctr die
 # of SIGPIPE, which pipefail reports as a missing image.)
 images="$(ctr -n k8s.io images ls -q)"
@@ -91,7 +91,7 @@ upstream_kubelet="$K8S_BIN_DIR/kubelet-upstream"
 eviction="${BENCH_EVICTION_HARD:-$SHARED_DISK_EVICTION_HARD}"
 restart_kubelet() { # BINARY
   log "running the kubelet $("$1" --version | cut -d' ' -f2)"
-  KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+  KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/cluster/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
     { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
   # "... (Kubernetes vX, pid N, feature gates: A:true,B:true) in Ns"
   echo "Feature gates of the kubelet $("$1" --version | cut -d' ' -f2): $(sed -n 's/.*feature gates: \(.*\)) in [0-9]*s$/\1/p' "$work/kubelet-restart.log" | tail -1)." >> "$work/meta.md"
@@ -103,7 +103,7 @@ cleanup() {
   [ -z "$gobench_file" ] || rm -f "$gobench_file"
   if [ -n "$current_kubelet" ]; then
     log "back to the fork's kubelet with the cluster's own settings"
-    KUBELET_BIN="$K8S_BIN_DIR/kubelet" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+    KUBELET_BIN="$K8S_BIN_DIR/kubelet" "$ROOT/hack/cluster/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
       log "could not restart the fork's kubelet: see $work/kubelet-restart.log"
   fi
   kctl delete namespace sk-bench --wait=false > /dev/null 2>&1 || true
@@ -150,7 +150,7 @@ echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
 gobench_args=()
 if [ "${BENCH_GO:-1}" != 0 ]; then
   up_tree="$BUILD_DIR/upstream/kubernetes"
-  [ -d "$up_tree" ] || "$ROOT/hack/build-kubelet-upstream.sh"
+  [ -d "$up_tree" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
   # The benchmark is in the series' test patch, with the two helpers it
   # takes from the minor's harness seam; the pristine tree gets the same
   # functions in a file of its own while its test binary is built.

@@ -17,7 +17,7 @@
 # Env: PKGS="pkg ..." tests these packages instead; GATE=on|off|both
 # (default both).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 GATE="${GATE:-both}"
 case "$GATE" in

@@ -2,7 +2,7 @@
 # Check every supported minor: for each series folder under patches/ (its
 # pinned release in patches/vX.Y/UPSTREAM_VERSION), build the patched
 # kubelet and run upstream's unit tests of the touched packages with the gate
-# on and off (hack/test-upstream.sh, which includes the fork's own tests in
+# on and off (hack/patches/test-upstream.sh, which includes the fork's own tests in
 # those packages), then run the fork's tests alone, verbosely, to count them,
 # and the unit tests of kubelet/ in the release's build module, i.e. against
 # the release's own k8s.io/* and third-party versions (make test-unit runs
@@ -16,7 +16,7 @@
 #
 # Env: VERSIONS="1.36 1.35.8 ..." checks these instead of every minor.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 if [ -n "${VERSIONS:-}" ]; then
   read -r -a versions <<<"$VERSIONS"
@@ -30,17 +30,17 @@ mkdir -p "$OUTPUT"
 declare -a summary=() rows=()
 failed=0
 for v in "${versions[@]}"; do
-  release="$(K8S_VERSION="$v" "$ROOT/hack/k8s-version.sh")"
+  release="$(K8S_VERSION="$v" "$ROOT/hack/patches/k8s-version.sh")"
   log "=== v$release"
   build_s="-" upstream_s="-" fork="-" unit="-" result=PASS lines="-"
   start=$SECONDS
-  if K8S_VERSION="$release" "$ROOT/hack/build-kubelet.sh"; then
+  if K8S_VERSION="$release" "$ROOT/hack/patches/build-kubelet.sh"; then
     build_s=$((SECONDS - start))
     tree="$OUTPUT/v$release/kubernetes"
     lines="$(git -C "$tree" diff --shortstat "$UPSTREAM_TAG..$PATCH_BRANCH" -- . ':(exclude)*_test.go' |
       awk '{print $4 "+/" $6 "-"}')"
     start=$SECONDS
-    if K8S_VERSION="$release" "$ROOT/hack/test-upstream.sh"; then
+    if K8S_VERSION="$release" "$ROOT/hack/patches/test-upstream.sh"; then
       upstream_s=$((SECONDS - start))
     else
       upstream_s="$((SECONDS - start)) FAIL"

@@ -10,9 +10,9 @@
 # The work tree itself ($TREE, with its branch and stamp) is left alone; the
 # clone shares its objects (git clone --shared) and goes at the end.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-[ -d "$TREE/.git" ] || "$ROOT/hack/fetch-upstream.sh"
+[ -d "$TREE/.git" ] || "$ROOT/hack/patches/fetch-upstream.sh"
 git -C "$TREE" rev-parse -q --verify "refs/tags/$UPSTREAM_TAG" > /dev/null ||
   die "no tag $UPSTREAM_TAG in $TREE: run 'make fetch-upstream'"
 
@@ -24,10 +24,10 @@ mkdir "$tmp/series"
 find "$SERIES_DIR" -maxdepth 1 -type f ! -name '*.patch' ! -name series -exec cp {} "$tmp/series/" \;
 
 log "importing patches/v$K8S_MINOR into a throwaway clone of the work tree"
-PATCH_TREE="$tmp/tree" "$ROOT/hack/import-patches.sh" > "$tmp/import.log" 2>&1 ||
+PATCH_TREE="$tmp/tree" "$ROOT/hack/patches/import-patches.sh" > "$tmp/import.log" 2>&1 ||
   { cat "$tmp/import.log" >&2; die "the series of v$K8S_MINOR does not import onto v$K8S_VERSION"; }
 log "exporting it again"
-PATCH_TREE="$tmp/tree" SERIES_DIR="$tmp/series" "$ROOT/hack/export-patches.sh" > "$tmp/export.log" 2>&1 ||
+PATCH_TREE="$tmp/tree" SERIES_DIR="$tmp/series" "$ROOT/hack/patches/export-patches.sh" > "$tmp/export.log" 2>&1 ||
   { cat "$tmp/export.log" >&2; die "the imported series does not export"; }
 
 # The Go files the series adds or changes are as gofmt writes them.

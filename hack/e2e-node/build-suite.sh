@@ -4,12 +4,12 @@
 #   _output/vX.Y.Z/e2e-node/bin/e2e_node.test   go test -c k8s.io/kubernetes/test/e2e_node
 #   _output/vX.Y.Z/e2e-node/bin/ginkgo          the ginkgo CLI at the version upstream pins
 #
-# from the build module of hack/fetch-upstream.sh (k8s.io/kubernetes replaced
+# from the build module of hack/patches/fetch-upstream.sh (k8s.io/kubernetes replaced
 # by the work tree, so the harness is the patched tree's; its test/ folder is
 # upstream's, untouched by the series). Incremental: a fingerprint of the
 # inputs is kept beside the binaries; when it matches, go is not run.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 [ -f "$BUILD_DIR/go.mod" ] && [ -d "$TREE/.git" ] || die "no build module at $BUILD_DIR: run make kubelet first"
 bin="$E2E_NODE_BIN_DIR"

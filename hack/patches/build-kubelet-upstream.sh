@@ -10,11 +10,11 @@
 # Incremental and idempotent: a fingerprint of the inputs is kept beside the
 # binary; when it matches, go is not run.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # The work tree, and the build module as fetch-upstream.sh writes it (ours
 # is derived from it).
-"$ROOT/hack/fetch-upstream.sh"
+"$ROOT/hack/patches/fetch-upstream.sh"
 
 up_dir="$BUILD_DIR/upstream"
 up_tree="$up_dir/kubernetes"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build what the local cluster runs besides the kubelet (hack/build-kubelet.sh
+# Build what the local cluster runs besides the kubelet (hack/patches/build-kubelet.sh
 # builds that):
 #
 #   kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
@@ -18,7 +18,7 @@
 # Incremental like build-kubelet.sh: each group keeps a fingerprint of its
 # inputs beside its outputs, and go is not run when it matches.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$BIN_DIR" "$K8S_BIN_DIR" "$IMAGES_DIR"
 tmp="$(mktemp -d "$BIN_DIR/.build.XXXXXX")"
