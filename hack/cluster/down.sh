@@ -21,11 +21,7 @@ stop_proc kube-scheduler
 stop_proc kube-controller-manager
 stop_proc kubelet
 
-if proc_pid containerd > /dev/null; then
-  log "removing the pods' sandboxes and containers"
-  "$BIN_DIR/crisweep" -endpoint "unix://$CONTAINERD_SOCK" -timeout 2m >&2 ||
-    log "crisweep failed; what is left is killed below"
-fi
+sweep_pods
 stop_proc containerd
 stop_proc kube-apiserver
 stop_proc etcd
@@ -34,41 +30,18 @@ stop_proc etcd
 # our containerd's address, which another instance's shims do not have) and
 # the processes in our pods' cgroups. There should be none.
 leftovers() {
-  local p exe h
+  local p exe
   for p in /proc/[0-9]*; do
     exe="$(readlink "$p/exe" 2> /dev/null || true)"
     [ "${exe% (deleted)}" = "$BIN_DIR/containerd-shim-runc-v2" ] || continue
     tr '\0' '\n' < "$p/cmdline" 2> /dev/null | grep -qxF "$CONTAINERD_SOCK" || continue
     echo "${p#/proc/}"
   done
-  for h in /sys/fs/cgroup/*/"${CGROUP_ROOT#/}"; do
-    [ -d "$h" ] && find "$h" -name cgroup.procs -exec cat {} + 2> /dev/null
-  done
+  pod_cgroup_pids
 }
 kill_leftovers
 
-unmount_under "$CLUSTER_DIR" || die "could not unmount everything under $CLUSTER_DIR"
-
-if ip link show "$CNI_BRIDGE" > /dev/null 2>&1; then
-  log "deleting the bridge $CNI_BRIDGE"
-  ip link delete "$CNI_BRIDGE"
-fi
-
-for h in /sys/fs/cgroup/*/"${CGROUP_ROOT#/}"; do
-  [ -d "$h" ] || continue
-  find "$h" -depth -type d -exec rmdir {} + 2> /dev/null || log "cannot remove the cgroups under $h"
-done
-
-clean_host_state
-# The shims' sockets live in the fixed /run/containerd/s. A shim that exits
-# removes its own; a killed one leaves it: remove those that nothing listens on.
-if [ -d /run/containerd/s ]; then
-  live="$(awk '$8 ~ "^/run/containerd/s/" {print $8}' /proc/net/unix)"
-  for f in /run/containerd/s/*; do
-    [ ! -S "$f" ] || grep -qxF "$f" <<< "$live" || rm -f "$f"
-  done
-  rmdir /run/containerd/s /run/containerd 2> /dev/null || true
-fi
+node_teardown || die "could not unmount everything under $CLUSTER_DIR"
 
 log "removing the cluster's state"
 find "$CLUSTER_DIR" -mindepth 1 -maxdepth 1 ! -name logs ! -name logs.prev -exec rm -rf --one-file-system {} +

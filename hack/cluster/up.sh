@@ -137,7 +137,7 @@ fi
 
 # --- configuration files ----------------------------------------------------------------
 write_cni_conflist "$CLUSTER_DIR/cni/net.d/10-sidecar-kubelet.conflist" sidecar-kubelet "$CLUSTER_DIR"
-write_containerd_config "$CONF_DIR/containerd.toml" "$CLUSTER_DIR"
+write_containerd_config "$CONF_DIR/containerd.toml" "$CLUSTER_DIR" "$PAUSE_IMAGE"
 
 make_cgroup_root
 

@@ -35,18 +35,12 @@
 #      E2E_NODE_POD_SUBNET=a.b.0.0/16 (default 10.199.0.0/16; node IP a.b.0.1).
 #      `hack/e2e-node/run.sh down` only tears down.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster/node.sh"
 
 # --- settings (every name differs from the local cluster's) -----------------------
 E2E_DIR="$OUTPUT/e2e-node"
-RUN_DIR="$E2E_DIR/run"
-LOG_DIR="$E2E_DIR/logs"
-CONF_DIR="$E2E_DIR/config"
-CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
-KUBELET_ROOT="$E2E_DIR/kubelet"
-CGROUP_ROOT="/sidecar-kubelet-e2e-node"
-CNI_BRIDGE="cni-ske2e0"
-POD_SUBNET="${E2E_NODE_POD_SUBNET:-10.199.0.0/16}"
+node_settings "$E2E_DIR" /sidecar-kubelet-e2e-node cni-ske2e0 "${E2E_NODE_POD_SUBNET:-10.199.0.0/16}"
 NODE_IP="${POD_SUBNET%.*/*}.1" # the bridge's (the pods' gateway) and the node's address
 # The builds are per release (hack/lib.sh); the run dirs are not.
 E2E_BIN="$E2E_NODE_BIN_DIR"
@@ -66,47 +60,23 @@ flock -n 8 || die "another hack/e2e-node/run.sh runs (lock $E2E_DIR/.lock)"
 
 # --- teardown -------------------------------------------------------------------------
 leftovers() { # processes of ours that should be gone: shims, a stray suite, whatever is in our pods' cgroups
-  local p exe h
+  local p exe
   for p in /proc/[0-9]*; do
     exe="$(readlink "$p/exe" 2> /dev/null || true)"
     case "${exe% (deleted)}" in
       "$CTRD_BIN/containerd-shim-runc-v2" | "$E2E_BIN/e2e_node.test" | "$E2E_BIN/ginkgo") echo "${p#/proc/}" ;;
     esac
   done
-  for h in /sys/fs/cgroup/*/"${CGROUP_ROOT#/}"; do
-    [ -d "$h" ] && find "$h" -name cgroup.procs -exec cat {} + 2> /dev/null
-  done
+  pod_cgroup_pids
 }
 teardown() {
   # A kubelet the suite left running, or one relaunched by the systemctl stand-in.
   stop_proc kubelet 30
   stop_proc imgserve 10
-  if proc_pid containerd > /dev/null; then
-    log "removing the pods' sandboxes and containers"
-    "$BIN_DIR/crisweep" -endpoint "unix://$CONTAINERD_SOCK" -timeout 2m >&2 || log "crisweep failed; what is left is killed below"
-  fi
+  sweep_pods
   stop_proc containerd 30
   kill_leftovers
-  unmount_under "$E2E_DIR" || true
-  if ip link show "$CNI_BRIDGE" > /dev/null 2>&1; then
-    log "deleting the bridge $CNI_BRIDGE"
-    ip link delete "$CNI_BRIDGE"
-  fi
-  for h in /sys/fs/cgroup/*/"${CGROUP_ROOT#/}"; do
-    [ -d "$h" ] || continue
-    find "$h" -depth -type d -exec rmdir {} + 2> /dev/null || log "cannot remove the cgroups under $h"
-  done
-  clean_host_state
-  rm -f "$RUN_DIR/host-state"
-  # Shim sockets (the fixed /run/containerd/s) of killed shims: only those
-  # that nothing listens on.
-  if [ -d /run/containerd/s ]; then
-    local live f
-    live="$(awk '$8 ~ "^/run/containerd/s/" {print $8}' /proc/net/unix)"
-    for f in /run/containerd/s/*; do
-      [ ! -S "$f" ] || grep -qxF "$f" <<< "$live" || rm -f "$f"
-    done
-  fi
+  node_teardown || true
   rm -rf --one-file-system "$KUBELET_ROOT" "$E2E_DIR/containerd" "$E2E_DIR/work" "$E2E_DIR/pod-logs"
 }
 if [ "${1:-}" = down ]; then
@@ -154,9 +124,9 @@ for b in containerd containerd-shim-runc-v2; do
     mv -f "$CTRD_BIN/$b.tmp" "$CTRD_BIN/$b"
   fi
 done
-PAUSE_IMAGE="$(awk '$1 == "pause" {print $2}' "$E2E_IMAGES/names")"
+pause_image="$(awk '$1 == "pause" {print $2}' "$E2E_IMAGES/names")"
 write_cni_conflist "$E2E_DIR/cni/net.d/10-e2e-node.conflist" sidecar-kubelet-e2e-node "$E2E_DIR" "$NODE_IP"
-write_containerd_config "$CONF_DIR/containerd.toml" "$E2E_DIR" "$CONF_DIR/certs.d"
+write_containerd_config "$CONF_DIR/containerd.toml" "$E2E_DIR" "$pause_image" "$CONF_DIR/certs.d"
 # A registry of our own on loopback serves the same images, as a mirror of
 # their registry: specs that pull with imagePullPolicy Always get them there.
 (cd "$ROOT/hack/tools" && go build -o "$E2E_BIN/imgserve" ./imgserve)

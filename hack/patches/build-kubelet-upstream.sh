@@ -18,8 +18,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 up_dir="$BUILD_DIR/upstream"
 up_tree="$up_dir/kubernetes"
-out="$K8S_BIN_DIR/kubelet-upstream"
-fingerprint_file="$out.fingerprint"
 commit="$(tree_git rev-parse "$UPSTREAM_TAG^{commit}")"
 
 # The worktree, at the tag, clean. A worktree at another commit, a dirty one or
@@ -64,21 +62,5 @@ want="$(
     sha256sum "$up_dir/go.mod"
   } | sha256sum | cut -d' ' -f1
 )"
-if [ -x "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null || true)" = "$want" ]; then
-  log "upstream kubelet up to date: $out"
-  exit 0
-fi
-
-mkdir -p "$K8S_BIN_DIR"
-tmp="$(mktemp "$K8S_BIN_DIR/.kubelet-upstream.XXXXXX")"
-trap 'rm -f "$tmp" "$fingerprint_file.tmp"' EXIT
-log "building the unpatched kubelet $version (${commit:0:12})"
-start=$SECONDS
-go_build() { (set -e; cd "$up_dir" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "$ldflags" k8s.io/kubernetes/cmd/kubelet); }
-with_progress "building the unpatched kubelet" go_build
-got="$("$tmp" --version 2>&1 || true)"
-[ "$got" = "Kubernetes $version" ] || die "the built kubelet reports '$got', expected 'Kubernetes $version'"
-mv "$tmp" "$out"
-echo "$want" > "$fingerprint_file.tmp"
-mv "$fingerprint_file.tmp" "$fingerprint_file"
-log "built $out ($version) in $((SECONDS - start))s"
+build_kubelet "the unpatched kubelet $version (${commit:0:12})" \
+  "$K8S_BIN_DIR/kubelet-upstream" "$version" "$want" "$up_dir" "$ldflags"

@@ -26,9 +26,6 @@ esac
 
 "$ROOT/hack/patches/import-patches.sh"
 
-out="$K8S_BIN_DIR/kubelet"
-fingerprint_file="$out.fingerprint"
-
 version_stamp
 version="$VERSION" commit="$TREE_COMMIT" status="$TREE_STATUS" tree_state="$TREE_STATE"
 ldflags=("${VERSION_LDFLAGS[@]}")
@@ -56,23 +53,5 @@ fingerprint() (
   [ ! -f go.sum ] || sha256sum go.sum
 )
 want="$(fingerprint | sha256sum | cut -d' ' -f1)"
-
-if [ -x "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null || true)" = "$want" ]; then
-  log "kubelet up to date: $out"
-  exit 0
-fi
-
-mkdir -p "$K8S_BIN_DIR"
-tmp="$(mktemp "$K8S_BIN_DIR/.kubelet.XXXXXX")"
-trap 'rm -f "$tmp" "$fingerprint_file.tmp"' EXIT
-log "building kubelet $version (tree ${commit:0:12}, $tree_state${SIDECAR_ORDERING_DEFAULT:+, SIDECAR_ORDERING_DEFAULT=$SIDECAR_ORDERING_DEFAULT})"
-start=$SECONDS
-go_build() { (set -e; cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "${ldflags[*]}" k8s.io/kubernetes/cmd/kubelet); }
-with_progress "building the kubelet" go_build
-# A mistyped -X is silently ignored by the linker; make sure the stamp took.
-got="$("$tmp" --version 2>&1 || true)"
-[ "$got" = "Kubernetes $version" ] || die "the built kubelet reports '$got', expected 'Kubernetes $version'"
-mv "$tmp" "$out"
-echo "$want" > "$fingerprint_file.tmp"
-mv "$fingerprint_file.tmp" "$fingerprint_file"
-log "built $out ($version) in $((SECONDS - start))s"
+build_kubelet "the kubelet $version (tree ${commit:0:12}, $tree_state${SIDECAR_ORDERING_DEFAULT:+, SIDECAR_ORDERING_DEFAULT=$SIDECAR_ORDERING_DEFAULT})" \
+  "$K8S_BIN_DIR/kubelet" "$version" "$want" "$BUILD_DIR" "${ldflags[*]}"
