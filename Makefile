@@ -111,7 +111,7 @@ node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
 	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
 
-test-tools: ## unit tests of hack/tools (the node image builder, the kind configs) and of hack/kind's docker stand-in
+test-tools: ## unit tests of hack/tools (the node image builder, the kind configs, the node configs) and of hack/kind's docker stand-in
 	cd hack/tools && go test -count=1 ./...
 	hack/kind/standin/test.sh
 

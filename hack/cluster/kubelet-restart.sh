@@ -21,4 +21,4 @@ for c in kube-apiserver containerd; do
 done
 start_kubelet force
 wait_kubelet_node_ready
-log "kubelet restarted ($("$KUBELET_BIN" --version), pid $(proc_pid kubelet), feature gates: $(kubelet_feature_gates | tr -d ' ' | paste -sd,)) in $((SECONDS - started))s"
+log "kubelet restarted ($("$KUBELET_BIN" --version), pid $(proc_pid kubelet), feature gates: $(kubelet_feature_gates)) in $((SECONDS - started))s"

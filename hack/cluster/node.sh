@@ -116,36 +116,30 @@ ctr() { "$BIN_DIR/ctr" --address "$CONTAINERD_SOCK" "$@" 2> >(grep -v 'DEPRECATI
 containerd_healthy() { ctr version; }
 
 # --- the kubelet ---------------------------------------------------------------
-# kubelet_feature_gates prints the featureGates map of the KubeletConfiguration:
-# SidecarContainerOrdering on; from v1.37 on, EventedPLEG on; then whatever
-# KUBELET_FEATURE_GATES says ("Gate=true|false,..."), which wins.
-# An unpatched kubelet (KUBELET_BIN=_output/vX.Y.Z/bin/kubelet-upstream) does not
-# know SidecarContainerOrdering and would refuse to start: it gets no default.
-# EventedPLEG: from v1.37 upstream's gate only watches the runtime's container
-# events and asks for a relist of a pod when one of its containers stops, so
-# the kubelet sees an exit at once instead of at the next relist (up to 1 s);
-# docs/bench shows what it changes. Before v1.37 the gate is the older design
-# that replaces the periodic relist, and stays off.
-kubelet_feature_gates() {
-  local -A gates=()
-  kubelet_knows_ordering_gate && gates[SidecarContainerOrdering]=true
-  evented_pleg_by_default && gates[EventedPLEG]=true
-  local item k v
-  local -a items
-  IFS=',' read -r -a items <<< "${KUBELET_FEATURE_GATES:-}"
-  for item in "${items[@]}"; do
-    item="${item//[[:space:]]/}"
-    [ -n "$item" ] || continue
-    k="${item%%=*}" v="${item#*=}"
-    [[ "$item" == *=* && "$k" =~ ^[A-Za-z0-9]+$ && "$v" =~ ^(true|false)$ ]] ||
-      die "KUBELET_FEATURE_GATES: '$item' is not Gate=true or Gate=false"
-    gates[$k]="$v"
-  done
-  for k in $(printf '%s\n' "${!gates[@]}" | LC_ALL=C sort); do
-    echo "  $k: ${gates[$k]}"
-  done
+# The kubelet's config is written by hack/tools/clusterconfig from typed
+# values (the kubelet's own KubeletConfiguration); the rules for its feature
+# gates, eviction thresholds and image GC live there, with their tests.
+# kubelet_gate_flags ARRAY and kubelet_disk_flags ARRAY add to ARRAY the
+# flags that carry this machine's and the caller's choices to it: the
+# release (EventedPLEG is on from v1.37), whether $KUBELET_BIN knows the
+# fork's SidecarContainerOrdering (an unpatched kubelet would refuse to
+# start with it), KUBELET_FEATURE_GATES ("Gate=true|false,...", which wins),
+# KUBELET_EVICTION_HARD and KUBELET_IMAGE_GC_HIGH (see above).
+kubelet_gate_flags() {
+  local -n _gate_flags="$1"
+  _gate_flags+=(-k8s-version="$K8S_VERSION" -feature-gates="${KUBELET_FEATURE_GATES:-}")
+  if kubelet_knows_ordering_gate; then _gate_flags+=(-ordering-gate); fi
 }
-
+kubelet_disk_flags() {
+  local -n _disk_flags="$1"
+  _disk_flags+=(-eviction-hard="$KUBELET_EVICTION_HARD" -image-gc-high="$KUBELET_IMAGE_GC_HIGH")
+}
+# kubelet_feature_gates prints the kubelet's feature gates, Gate=bool,...
+kubelet_feature_gates() {
+  local -a flags=()
+  kubelet_gate_flags flags
+  clusterconfig feature-gates "${flags[@]}"
+}
 
 # kubelet_knows_ordering_gate succeeds when $KUBELET_BIN lists the fork's gate
 # among its feature gates (the answer is kept per binary identity).
@@ -163,32 +157,6 @@ kubelet_knows_ordering_gate() {
     _ordering_gate_for="$KUBELET_BIN $id"
   fi
   [ "$_ordering_gate_known" = 1 ]
-}
-
-# kubelet_disk_policy prints the KubeletConfiguration lines for hard eviction
-# and image garbage collection, for the local cluster's kubelet and the node
-# e2e kubelet alike: both share this machine's disk with builds, and neither
-# can pull an image back (see KUBELET_EVICTION_HARD above).
-kubelet_disk_policy() {
-  # KUBELET_EVICTION_HARD="signal<value,..." sets the hard eviction thresholds.
-  if [ -n "${KUBELET_EVICTION_HARD:-}" ]; then
-    local item
-    local -a items
-    IFS=',' read -r -a items <<< "$KUBELET_EVICTION_HARD"
-    echo "evictionHard:"
-    for item in "${items[@]}"; do
-      [[ "$item" =~ ^([a-z.]+)\<([0-9]+(%|Mi|Gi)?)$ ]] || die "KUBELET_EVICTION_HARD: '$item' is not signal<value"
-      echo "  ${BASH_REMATCH[1]}: \"${BASH_REMATCH[2]}\""
-    done
-  fi
-  # KUBELET_IMAGE_GC_HIGH=N (percent of disk use) sets when image garbage
-  # collection starts (default 85); 100 turns it off, so that the images
-  # imported from _output/images (no registry to pull them again) stay.
-  if [ -n "${KUBELET_IMAGE_GC_HIGH:-}" ]; then
-    [[ "$KUBELET_IMAGE_GC_HIGH" =~ ^([1-9][0-9]?|100)$ ]] || die "KUBELET_IMAGE_GC_HIGH must be a percentage 1-100"
-    printf 'imageGCHighThresholdPercent: %s\nimageGCLowThresholdPercent: %s\n' \
-      "$KUBELET_IMAGE_GC_HIGH" "$((KUBELET_IMAGE_GC_HIGH - 1))"
-  fi
 }
 
 # The kubelet leaves two things outside its --root-dir: the device plugins'
@@ -226,86 +194,37 @@ clean_host_state() {
 
 # --- runtime configuration ---------------------------------------------------
 
-# write_cni_conflist FILE NAME DIR [GATEWAY] writes a CNI bridge network on
-# $CNI_BRIDGE and $POD_SUBNET, its IPAM state under DIR/cni/ipam.
+# clusterconfig runs hack/tools/clusterconfig, which writes the node's
+# configuration files from typed values. It is built the first time a
+# script calls it (go's build cache makes that quick when nothing changed),
+# so that a config is never written by a stale binary.
+clusterconfig() {
+  if [ "${_clusterconfig_built:-}" != "$BIN_DIR/clusterconfig" ]; then
+    mkdir -p "$BIN_DIR"
+    (cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/clusterconfig" ./clusterconfig) || die "cannot build hack/tools/clusterconfig"
+    _clusterconfig_built="$BIN_DIR/clusterconfig"
+  fi
+  "$BIN_DIR/clusterconfig" "$@"
+}
+
+# write_cni_conflist FILE NAME [GATEWAY] writes a CNI bridge network on
+# $CNI_BRIDGE and $POD_SUBNET, its IPAM state under $NODE_DIR/cni/ipam.
 write_cni_conflist() {
-  local file="$1" name="$2" dir="$3" gateway=""
-  [ -z "${4:-}" ] || gateway=", \"gateway\": \"$4\""
-  mkdir -p "$(dirname "$file")" "$dir/cni/ipam"
-  cat > "$file" << EOF
-{
-  "cniVersion": "1.0.0",
-  "name": "$name",
-  "plugins": [
-    {
-      "type": "bridge",
-      "bridge": "$CNI_BRIDGE",
-      "isGateway": true,
-      "ipMasq": false,
-      "hairpinMode": true,
-      "ipam": {
-        "type": "host-local",
-        "dataDir": "$dir/cni/ipam",
-        "ranges": [[{"subnet": "$POD_SUBNET"$gateway}]],
-        "routes": [{"dst": "0.0.0.0/0"}]
-      }
-    },
-    {"type": "portmap", "capabilities": {"portMappings": true}}
-  ]
-}
-EOF
+  mkdir -p "$NODE_DIR/cni/ipam"
+  clusterconfig cni -out "$1" -name "$2" -bridge "$CNI_BRIDGE" -subnet "$POD_SUBNET" \
+    -data-dir "$NODE_DIR/cni/ipam" ${3:+-gateway "$3"}
 }
 
-# write_containerd_config FILE DIR PAUSE_IMAGE [REGISTRY_CONFIG_PATH] writes
-# a containerd config with its own root, state, runc root (under DIR) and
-# sockets ($CONTAINERD_SOCK), never the system's, the CNI networks of
-# DIR/cni/net.d and PAUSE_IMAGE as the sandbox image. REGISTRY_CONFIG_PATH
-# is a certs.d folder of registry hosts (mirrors).
+# write_containerd_config FILE PAUSE_IMAGE [REGISTRY_CONFIG_PATH] writes a
+# containerd config with its own root, state, runc root (under $NODE_DIR)
+# and sockets ($CONTAINERD_SOCK), never the system's, the CNI networks of
+# $NODE_DIR/cni/net.d and PAUSE_IMAGE as the sandbox image.
+# REGISTRY_CONFIG_PATH is a certs.d folder of registry hosts (mirrors).
 write_containerd_config() {
-  local file="$1" dir="$2" pause_image="$3" registry=""
-  [ -z "${4:-}" ] || registry="
-    [plugins.'io.containerd.cri.v1.images'.registry]
-      config_path = \"$4\""
-  cat > "$file" << EOF
-# Generated by $(realpath --relative-to="$ROOT" "$0").
-version = 3
-root = "$dir/containerd/root"
-state = "$dir/containerd/state"
-imports = []
-
-[grpc]
-  address = "$CONTAINERD_SOCK"
-[ttrpc]
-  address = "$CONTAINERD_SOCK.ttrpc"
-
-[plugins]
-  [plugins.'io.containerd.cri.v1.images']
-    snapshotter = "overlayfs"
-    [plugins.'io.containerd.cri.v1.images'.pinned_images]
-      sandbox = "$pause_image"$registry
-  [plugins.'io.containerd.cri.v1.runtime']
-    # No CAP_SYS_RESOURCE here: runc cannot set the sandbox's -998.
-    restrict_oom_score_adj = true
-    netns_mounts_under_state_dir = true
-    [plugins.'io.containerd.cri.v1.runtime'.cni]
-      bin_dirs = ["/usr/lib/cni"]
-      conf_dir = "$dir/cni/net.d"
-    [plugins.'io.containerd.cri.v1.runtime'.containerd]
-      default_runtime_name = "runc"
-      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-        [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
-          BinaryName = "$(command -v runc)"
-          Root = "$dir/containerd/runc"
-          SystemdCgroup = false
-  [plugins.'io.containerd.grpc.v1.cri']
-    stream_server_address = "127.0.0.1"
-    stream_server_port = "0"
-  [plugins.'io.containerd.internal.v1.opt']
-    path = "$dir/containerd/opt"
-  [plugins.'io.containerd.nri.v1.nri']
-    disable = true
-EOF
+  local runc
+  runc="$(command -v runc)" || die "runc is not installed (apt-get install runc; make up installs it)"
+  clusterconfig containerd -out "$1" -dir "$NODE_DIR" -socket "$CONTAINERD_SOCK" -pause-image "$2" \
+    -runc "$runc" ${3:+-registry-config-path "$3"}
 }
 
 # --- teardown ----------------------------------------------------------------

@@ -136,8 +136,8 @@ if [ ! -f "$PKI_DIR/done" ]; then
 fi
 
 # --- configuration files ----------------------------------------------------------------
-write_cni_conflist "$CLUSTER_DIR/cni/net.d/10-sidecar-kubelet.conflist" sidecar-kubelet "$CLUSTER_DIR"
-write_containerd_config "$CONF_DIR/containerd.toml" "$CLUSTER_DIR" "$PAUSE_IMAGE"
+write_cni_conflist "$CLUSTER_DIR/cni/net.d/10-sidecar-kubelet.conflist" sidecar-kubelet
+write_containerd_config "$CONF_DIR/containerd.toml" "$PAUSE_IMAGE"
 
 make_cgroup_root
 
