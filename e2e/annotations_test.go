@@ -25,32 +25,33 @@ import (
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
 var _ = Describe("Malformed annotations", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	DescribeTable("[rule 16] record one Warning InvalidSidecarAnnotation and run the pod as upstream",
 		func(ctx SpecContext, annotations map[string]string, wantMessage string) {
-			pod := newPod("malformed",
-				initContainers(server("setup", env("EXIT_AFTER=500ms"))),
-				containers(
+			pod := NewPod("malformed",
+				InitContainers(TestServer("setup", Env("EXIT_AFTER=500ms"))),
+				Containers(
 					// Were the annotation obeyed, the app would wait for ever.
-					server("proxy", readiness(), env("READY_AFTER=never")),
-					server("app"),
+					TestServer("proxy", Readiness(), Env("READY_AFTER=never")),
+					TestServer("app"),
 				))
 			for k, v := range annotations {
 				pod.Annotations[k] = v
 			}
-			pod = createPod(ctx, ns, pod)
-			waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			pod = cluster.CreatePod(ctx, ns, pod)
+			cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
 				g.Expect(p.Status.Phase).To(Equal(v1.PodRunning))
-				expectRunning(g, p, "proxy", "app")
+				ExpectRunning(g, p, "proxy", "app")
 			})
 			expectOneEvent(ctx, "16", pod, v1.EventTypeWarning, sidecars.ReasonInvalidSidecarAnnotation, wantMessage)
-			Expect(podEvents(ctx, pod, sidecars.ReasonWaitingForSidecars)).To(BeEmpty(), ruleMsg("16", "a pod with a malformed annotation waited for sidecars"))
+			Expect(cluster.PodEvents(ctx, pod, sidecars.ReasonWaitingForSidecars)).To(BeEmpty(), ruleMsg("16", "a pod with a malformed annotation waited for sidecars"))
 		},
 		Entry("unknown container", map[string]string{sidecars.SidecarsAnnotation: "proxy,nosuch"}, `"nosuch" is not a container of the pod`),
 		Entry("duplicate", map[string]string{sidecars.SidecarsAnnotation: "proxy,proxy"}, `"proxy" is listed twice`),

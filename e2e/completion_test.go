@@ -20,7 +20,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -30,26 +29,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
 var _ = Describe("Completion", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	// jobPod is a pod template whose app exits with code after 3 s, beside
 	// two annotated sidecars that exit 143 on SIGTERM, as a process killed
 	// by SIGTERM does, after a preStop hook and a drain.
 	jobPod := func(code string) *v1.Pod {
 		sidecar := func(name string) v1.Container {
-			return server(name, readiness(), preStopHook("1s"), env("DRAIN=1s", "TERM_EXIT_CODE=143"))
+			return TestServer(name, Readiness(), PreStopHook("1s"), Env("DRAIN=1s", "TERM_EXIT_CODE=143"))
 		}
-		return newPod("job",
-			sidecarsAnnotation("proxy,logger"),
-			containers(
+		return NewPod("job",
+			AnnotatedSidecars("proxy", "logger"),
+			Containers(
 				sidecar("proxy"),
 				sidecar("logger"),
-				server("app", env("EXIT_AFTER=3s", "EXIT_CODE="+code)),
+				TestServer("app", Env("EXIT_AFTER=3s", "EXIT_CODE="+code)),
 			))
 	}
 
@@ -57,7 +57,7 @@ var _ = Describe("Completion", func() {
 	// for the Job to reach the condition, and returns the Job's pod.
 	runJob := func(ctx context.Context, template *v1.Pod, want batchv1.JobConditionType) *v1.Pod {
 		GinkgoHelper()
-		completePodSpec(&template.Spec)
+		cluster.CompletePodSpec(&template.Spec)
 		job := &batchv1.Job{
 			ObjectMeta: metav1.ObjectMeta{Name: "job"},
 			Spec: batchv1.JobSpec{
@@ -65,10 +65,10 @@ var _ = Describe("Completion", func() {
 				Template:     v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: template.Annotations}, Spec: template.Spec},
 			},
 		}
-		job, err := cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+		job, err := cluster.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(ctx, func(g Gomega) {
-			j, err := cs.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+			j, err := cluster.Client.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 			var conds []string
 			for _, c := range j.Status.Conditions {
@@ -78,7 +78,7 @@ var _ = Describe("Completion", func() {
 			}
 			g.Expect(conds).To(ContainElement(string(want)), "Job conditions (is kube-controller-manager running?)")
 		}).WithTimeout(3 * time.Minute).Should(Succeed())
-		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
+		pods, err := cluster.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pods.Items).To(HaveLen(1), "the Job's pods")
 		return &pods.Items[0]
@@ -89,51 +89,51 @@ var _ = Describe("Completion", func() {
 	expectSidecarsStopped := func(ctx context.Context, p *v1.Pod) {
 		GinkgoHelper()
 		for _, c := range []string{"proxy", "logger"} {
-			st := status(p, c)
-			Expect(st.State.Terminated).NotTo(BeNil(), ruleMsg("9", "sidecar %s not stopped: %s", c, describeStatus(*st)))
+			st := Status(p, c)
+			Expect(st.State.Terminated).NotTo(BeNil(), ruleMsg("9", "sidecar %s not stopped: %s", c, DescribeStatus(*st)))
 			Expect(st.State.Terminated.ExitCode).To(Equal(int32(143)), ruleMsg("9", "sidecar %s: want exit code 143 after SIGTERM", c))
 			Expect(st.RestartCount).To(BeZero(), ruleMsg("7", "sidecar %s restarted", c))
 		}
-		expectFinishedInOrder("9", p, []string{"app"}, []string{"logger"}, []string{"proxy"})
-		tl := currentTimeline(ctx, p, first("proxy", "exiting"))
-		tl.expectOrder("9",
-			first("app", "exiting"),
-			first("logger", "prestop:hook-start"), first("logger", "prestop:hook-end"), first("logger", "sigterm"), first("logger", "exiting"),
-			first("proxy", "prestop:hook-start"), first("proxy", "prestop:hook-end"), first("proxy", "sigterm"), first("proxy", "exiting"))
+		expectTimeline("9", StatusTimeline(p), StopInOrder("app", "logger", "proxy"))
+		tl := cluster.WaitForTimeline(ctx, p, First("proxy", "exiting"))
+		expectTimeline("9", tl, HappenInOrder(
+			First("app", "exiting"),
+			First("logger", "prestop:hook-start"), First("logger", "prestop:hook-end"), First("logger", "sigterm"), First("logger", "exiting"),
+			First("proxy", "prestop:hook-start"), First("proxy", "prestop:hook-end"), First("proxy", "sigterm"), First("proxy", "exiting")))
 		expectOneEvent(ctx, "9", p, v1.EventTypeNormal, sidecars.ReasonTerminatingSidecars, "logger, proxy")
 	}
 
 	It("[rule 9] [rule 10] completes a Job whose app exits 0: sidecars stopped in reverse order, pod Succeeded despite their 143", func(ctx SpecContext) {
 		p := runJob(ctx, jobPod("0"), batchv1.JobComplete)
 		Expect(p.Status.Phase).To(Equal(v1.PodSucceeded), ruleMsg("10", "pod phase of a Job whose app exited 0"))
-		Expect(status(p, "app").State.Terminated.ExitCode).To(BeZero())
+		Expect(Status(p, "app").State.Terminated.ExitCode).To(BeZero())
 		expectSidecarsStopped(ctx, p)
 	})
 
 	It("[rule 9] [rule 10] fails a Job whose app exits 1: sidecars stopped, pod Failed", func(ctx SpecContext) {
 		p := runJob(ctx, jobPod("1"), batchv1.JobFailed)
 		Expect(p.Status.Phase).To(Equal(v1.PodFailed), ruleMsg("10", "pod phase of a Job whose app exited 1"))
-		Expect(status(p, "app").State.Terminated.ExitCode).To(Equal(int32(1)))
+		Expect(Status(p, "app").State.Terminated.ExitCode).To(Equal(int32(1)))
 		expectSidecarsStopped(ctx, p)
 	})
 
 	It("[rule 9] [rule 10] completes a restartPolicy OnFailure pod whose app exits 0", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("on-failure",
-			sidecarsAnnotation("proxy"),
-			restartPolicy(v1.RestartPolicyOnFailure),
-			containers(
-				server("proxy", readiness(), env("TERM_EXIT_CODE=143")),
-				server("app", env("EXIT_AFTER=3s")),
+		pod := cluster.CreatePod(ctx, ns, NewPod("on-failure",
+			AnnotatedSidecars("proxy"),
+			RestartPolicy(v1.RestartPolicyOnFailure),
+			Containers(
+				TestServer("proxy", Readiness(), Env("TERM_EXIT_CODE=143")),
+				TestServer("app", Env("EXIT_AFTER=3s")),
 			)))
-		p := waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+		p := cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
 			g.Expect(p.Status.Phase).To(Equal(v1.PodSucceeded), ruleMsg("10", "pod phase"))
 		})
-		st := status(p, "proxy")
+		st := Status(p, "proxy")
 		Expect(st.State.Terminated).NotTo(BeNil(), ruleMsg("9", "sidecar not stopped"))
 		Expect(st.State.Terminated.ExitCode).To(Equal(int32(143)))
 		Expect(st.RestartCount).To(BeZero(), ruleMsg("7", "sidecar restarted"))
-		tl := currentTimeline(ctx, p, first("proxy", "exiting"))
-		tl.expectOrder("9", first("app", "exiting"), first("proxy", "sigterm"))
+		tl := cluster.WaitForTimeline(ctx, p, First("proxy", "exiting"))
+		expectTimeline("9", tl, HappenInOrder(First("app", "exiting"), First("proxy", "sigterm")))
 	})
 
 	// The pod worker moves a completed pod to terminating, then terminated,
@@ -142,17 +142,17 @@ var _ = Describe("Completion", func() {
 	// 1 s: measured 1.44 s from the last exit to Succeeded). The kubelet
 	// relists an annotated pod at once instead (about 0.1 to 0.25 s).
 	It("[rule 9] [rule 10] publishes Succeeded within 750 ms of the last sidecar's exit", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("quick-job",
-			sidecarsAnnotation("proxy"),
-			restartPolicy(v1.RestartPolicyNever),
-			containers(
-				server("proxy", readiness(), env("TERM_EXIT_CODE=143")),
-				server("app", env("EXIT_AFTER=2s")),
+		pod := cluster.CreatePod(ctx, ns, NewPod("quick-job",
+			AnnotatedSidecars("proxy"),
+			RestartPolicy(v1.RestartPolicyNever),
+			Containers(
+				TestServer("proxy", Readiness(), Env("TERM_EXIT_CODE=143")),
+				TestServer("app", Env("EXIT_AFTER=2s")),
 			)))
-		succeeded := watchPhase(ctx, pod, v1.PodSucceeded, 2*time.Minute)
-		p := getPod(ctx, pod)
-		tl := currentTimeline(ctx, p, first("proxy", "exiting"))
-		exited := tl.mustAt("9", first("proxy", "exiting"))
+		succeeded := cluster.WatchPhase(ctx, pod, v1.PodSucceeded, 2*time.Minute)
+		p := cluster.GetPod(ctx, pod)
+		tl := cluster.WaitForTimeline(ctx, p, First("proxy", "exiting"))
+		exited := mustAt("9", tl, First("proxy", "exiting"))
 		const bound = 750 * time.Millisecond
 		took := succeeded.Sub(exited)
 		if took > bound {
@@ -161,23 +161,3 @@ var _ = Describe("Completion", func() {
 		GinkgoWriter.Printf("last exit → Succeeded seen: %v\n", took.Round(time.Millisecond))
 	})
 })
-
-// watchPhase watches the pod until its phase is the one given and returns
-// when this process saw it: the API's own times have a resolution of a
-// second.
-func watchPhase(ctx context.Context, pod *v1.Pod, phase v1.PodPhase, timeout time.Duration) time.Time {
-	GinkgoHelper()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	w, err := cs.CoreV1().Pods(pod.Namespace).Watch(ctx, metav1.ListOptions{
-		FieldSelector: "metadata.name=" + pod.Name, ResourceVersion: pod.ResourceVersion})
-	Expect(err).NotTo(HaveOccurred())
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		if p, ok := ev.Object.(*v1.Pod); ok && p.Status.Phase == phase {
-			return time.Now()
-		}
-	}
-	Fail(fmt.Sprintf("pod %s not %s within %v", pod.Name, phase, timeout))
-	return time.Time{}
-}

@@ -33,6 +33,8 @@ import (
 	grpcstatus "google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 )
 
 // The container runtime of the node, when the suite runs on the node and
@@ -74,7 +76,7 @@ func watchExits(ctx context.Context, p *v1.Pod) *exitWatcher {
 		return nil
 	}
 	ids := map[string]string{}
-	for _, st := range allStatuses(p) {
+	for _, st := range AllStatuses(p) {
 		if st.State.Running != nil {
 			_, id, _ := strings.Cut(st.ContainerID, "://")
 			ids[st.Name] = id

@@ -26,10 +26,9 @@ import (
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
-
-const gate = "SidecarContainerOrdering"
 
 // "gate" is SPEC "Declaring sidecars": with the gate off the kubelet behaves
 // exactly as upstream. The classic workarounds for sidecar ordering on
@@ -39,58 +38,58 @@ var _ = Describe("Feature gate off", Ordered, Serial, Label("kubelet-restart"), 
 		requireKubeletRestart()
 		DeferCleanup(func(ctx SpecContext) {
 			restartKubelet(ctx, "KUBELET_FEATURE_GATES="+os.Getenv("KUBELET_FEATURE_GATES"))
-			Expect(featureEnabled(ctx, gate)).To(Equal(1), "%s after restoring the kubelet (kubernetes_feature_enabled)", gate)
+			Expect(cluster.FeatureEnabled(ctx, FeatureGate)).To(Equal(1), "%s after restoring the kubelet (kubernetes_feature_enabled)", FeatureGate)
 		}, NodeTimeout(5*time.Minute))
-		restartKubelet(ctx, "KUBELET_FEATURE_GATES="+gate+"=false")
-		Expect(featureEnabled(ctx, gate)).To(Equal(0),
-			"the kubelet restarted with KUBELET_FEATURE_GATES=%s=false does not report the gate off (kubernetes_feature_enabled)", gate)
+		restartKubelet(ctx, "KUBELET_FEATURE_GATES="+FeatureGate+"=false")
+		Expect(cluster.FeatureEnabled(ctx, FeatureGate)).To(Equal(0),
+			"the kubelet restarted with KUBELET_FEATURE_GATES=%s=false does not report the gate off (kubernetes_feature_enabled)", FeatureGate)
 	}, NodeTimeout(5*time.Minute))
 
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	It("[gate] a postStart hook that waits for the sidecar holds the next container, as upstream", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("classic-poststart",
-			containers(
-				server("proxy", port(9000), readiness(), env("READY_AFTER=4s"),
-					postStart("/testserver", "wait-ready", "--timeout", "60s", "http://127.0.0.1:9000/ready")),
-				server("app"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("classic-poststart",
+			Containers(
+				TestServer("proxy", Port(9000), Readiness(), Env("READY_AFTER=4s"),
+					PostStart("/testserver", "wait-ready", "--timeout", "60s", "http://127.0.0.1:9000/ready")),
+				TestServer("app"),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		tl := currentTimeline(ctx, pod, first("app", "started"))
-		tl.expectOrder("gate", first("proxy", "started"), first("proxy", "ready"), first("proxy", "wait-ready:hook-end"), first("app", "started"))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
+		expectTimeline("gate", tl, HappenInOrder(First("proxy", "started"), First("proxy", "ready"), First("proxy", "wait-ready:hook-end"), First("app", "started")))
 	})
 
 	It("[gate] a sidecar's preStop hook that waits for the app keeps it up until the app exits, as upstream", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("classic-prestop",
-			held(), gracePeriod(60),
-			containers(
-				server("app", port(9001), env("DRAIN=3s")),
-				server("proxy", preStop("/testserver", "wait-down", "--timeout", "60s", "http://127.0.0.1:9001/healthz")),
+		pod := cluster.CreatePod(ctx, ns, NewPod("classic-prestop",
+			Held(), TerminationGracePeriod(60),
+			Containers(
+				TestServer("app", Port(9001), Env("DRAIN=3s")),
+				TestServer("proxy", PreStop("/testserver", "wait-down", "--timeout", "60s", "http://127.0.0.1:9001/healthz")),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		logs := followLogs(ctx, pod)
-		deletePod(ctx, pod)
-		waitTerminated(ctx, pod, 2*time.Minute)
-		tl := logs.wait(ctx, time.Minute)
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		logs := cluster.FollowLogs(ctx, pod)
+		cluster.DeletePod(ctx, pod)
+		cluster.WaitTerminated(ctx, pod, 2*time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
 		// Upstream runs every preStop hook at once, and the hook holds the
 		// proxy's SIGTERM until the app is gone.
-		tl.expectBefore("gate", first("proxy", "wait-down:hook-start"), first("app", "exiting"))
-		tl.expectOrder("gate", first("app", "exiting"), first("proxy", "wait-down:hook-end"), first("proxy", "sigterm"))
+		expectTimeline("gate", tl, HappenBefore(First("proxy", "wait-down:hook-start"), First("app", "exiting")))
+		expectTimeline("gate", tl, HappenInOrder(First("app", "exiting"), First("proxy", "wait-down:hook-end"), First("proxy", "sigterm")))
 	})
 
 	It("[gate] ignores the sidecars annotation", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("annotation-ignored",
-			sidecarsAnnotation("proxy"),
-			containers(
-				server("proxy", readiness(), env("READY_AFTER=never")),
-				server("app"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("annotation-ignored",
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", Readiness(), Env("READY_AFTER=never")),
+				TestServer("app"),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) { expectRunning(g, p, "proxy", "app") })
+		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) { ExpectRunning(g, p, "proxy", "app") })
 		Consistently(ctx, func() []string {
 			var reasons []string
 			for _, r := range []string{sidecars.ReasonWaitingForSidecars, sidecars.ReasonSidecarsReady, sidecars.ReasonInvalidSidecarAnnotation} {
-				for _, e := range podEvents(ctx, pod, r) {
+				for _, e := range cluster.PodEvents(ctx, pod, r) {
 					reasons = append(reasons, e.Reason)
 				}
 			}

@@ -29,6 +29,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 )
 
 // Jobs: how the Job controller's podFailurePolicy sees a pod whose annotated
@@ -38,7 +40,7 @@ import (
 // every container's non-zero exit code.
 var _ = Describe("Jobs", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	// How the kubelet's stop ends the sidecar: 143 after SIGTERM (the
 	// testserver's TERM_EXIT_CODE=143, as a process killed by SIGTERM; its
@@ -59,24 +61,24 @@ var _ = Describe("Jobs", func() {
 	// jobTemplate is the pod template: an app exiting 3 after 1 s beside an
 	// annotated sidecar "proxy" that the kubelet stops when the app is done.
 	jobTemplate := func(sidecarExit int32) v1.PodTemplateSpec {
-		proxy := server("proxy", readiness(), env("TERM_EXIT_CODE=143"))
+		proxy := TestServer("proxy", Readiness(), Env("TERM_EXIT_CODE=143"))
 		grace := int64(30)
 		if sidecarExit == sigkill {
-			proxy = server("proxy", readiness(), env("IGNORE_SIGTERM=true"))
+			proxy = TestServer("proxy", Readiness(), Env("IGNORE_SIGTERM=true"))
 			grace = 2
 		}
-		pod := newPod("job",
-			sidecarsAnnotation("proxy"),
-			gracePeriod(grace),
-			containers(proxy, server("app", env("EXIT_AFTER=1s", "EXIT_CODE=3"))))
-		completePodSpec(&pod.Spec)
+		pod := NewPod("job",
+			AnnotatedSidecars("proxy"),
+			TerminationGracePeriod(grace),
+			Containers(proxy, TestServer("app", Env("EXIT_AFTER=1s", "EXIT_CODE=3"))))
+		cluster.CompletePodSpec(&pod.Spec)
 		return v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: pod.Annotations}, Spec: pod.Spec}
 	}
 
 	// createJob runs the template as a Job with one podFailurePolicy rule.
 	createJob := func(ctx SpecContext, template v1.PodTemplateSpec, backoffLimit int32, rule batchv1.PodFailurePolicyRule) *batchv1.Job {
 		GinkgoHelper()
-		job, err := cs.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{
+		job, err := cluster.Client.BatchV1().Jobs(ns).Create(ctx, &batchv1.Job{
 			ObjectMeta: metav1.ObjectMeta{Name: "job"},
 			Spec: batchv1.JobSpec{
 				BackoffLimit:     ptr.To(backoffLimit),
@@ -91,12 +93,12 @@ var _ = Describe("Jobs", func() {
 	// jobPods lists the Job's pods and describes them.
 	jobPods := func(ctx SpecContext, job *batchv1.Job) ([]v1.Pod, string) {
 		GinkgoHelper()
-		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
+		pods, err := cluster.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
 		Expect(err).NotTo(HaveOccurred())
 		var seen []string
 		for i := range pods.Items {
 			p := &pods.Items[i]
-			seen = append(seen, fmt.Sprintf("pod %s phase %s", p.Name, p.Status.Phase), describeStatuses(p))
+			seen = append(seen, fmt.Sprintf("pod %s phase %s", p.Name, p.Status.Phase), DescribeStatuses(p))
 		}
 		return pods.Items, strings.Join(seen, "\n")
 	}
@@ -106,11 +108,11 @@ var _ = Describe("Jobs", func() {
 	expectFailedPod := func(p *v1.Pod, sidecarExit int32) {
 		GinkgoHelper()
 		Expect(p.Status.Phase).To(Equal(v1.PodFailed), ruleMsg("10", "pod %s: phase of a pod whose app exited 3", p.Name))
-		app, sidecar := status(p, "app"), status(p, "proxy")
-		Expect(app.State.Terminated).NotTo(BeNil(), ruleMsg("10", "pod %s: %s", p.Name, describeStatus(*app)))
+		app, sidecar := Status(p, "app"), Status(p, "proxy")
+		Expect(app.State.Terminated).NotTo(BeNil(), ruleMsg("10", "pod %s: %s", p.Name, DescribeStatus(*app)))
 		Expect(app.State.Terminated.ExitCode).To(Equal(int32(3)), ruleMsg("10", "pod %s: the app's exit code", p.Name))
-		Expect(sidecar.State.Terminated).NotTo(BeNil(), ruleMsg("10", "pod %s: sidecar not stopped: %s", p.Name, describeStatus(*sidecar)))
-		Expect(sidecar.State.Terminated.ExitCode).To(Equal(sidecarExit), ruleMsg("10", "pod %s: the sidecar's exit code: %s", p.Name, describeStatus(*sidecar)))
+		Expect(sidecar.State.Terminated).NotTo(BeNil(), ruleMsg("10", "pod %s: sidecar not stopped: %s", p.Name, DescribeStatus(*sidecar)))
+		Expect(sidecar.State.Terminated.ExitCode).To(Equal(sidecarExit), ruleMsg("10", "pod %s: the sidecar's exit code: %s", p.Name, DescribeStatus(*sidecar)))
 		Expect(sidecar.RestartCount).To(BeZero(), ruleMsg("10", "pod %s: sidecar restarted", p.Name))
 	}
 
@@ -136,7 +138,7 @@ var _ = Describe("Jobs", func() {
 
 			var failed *batchv1.JobCondition
 			Eventually(ctx, func(g Gomega) {
-				j, err := cs.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+				j, err := cluster.Client.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
 				g.Expect(err).NotTo(HaveOccurred())
 				job, failed = j, nil
 				for i, c := range j.Status.Conditions {
@@ -193,7 +195,7 @@ var _ = Describe("Jobs", func() {
 			return "SPEC rule 10: want a second pod of a Job with backoffLimit 0 whose failed pod the Ignore rule matched; pods seen:\n" + seen
 		})
 		GinkgoWriter.Printf("the Job's pods:\n%s\n", seen)
-		j, err := cs.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+		j, err := cluster.Client.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(trueConditions(j)).To(BeEmpty(), ruleMsg("10", "the Job's conditions once its second pod exists"))
 		Expect(j.Status.Failed).To(BeZero(), ruleMsg("10", "the Job's status.failed: the ignored failure counted"))

@@ -23,35 +23,35 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 )
 
 // The rule "wait-ready" is the optional annotation of SPEC "Declaring
 // sidecars".
 var _ = Describe("Native sidecars", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	It("[wait-ready] with sidecar-kubelet.io/wait-ready, hold the next init container and the apps until a native sidecar is ready", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("wait-ready",
-			annotation(sidecars.WaitReadyAnnotation, "true"),
-			initContainers(
-				server("mesh", native(), readiness(), env("READY_AFTER=4s")),
-				server("agent", native()),
+		pod := cluster.CreatePod(ctx, ns, NewPod("wait-ready",
+			WaitReady(),
+			InitContainers(
+				TestServer("mesh", Native(), Readiness(), Env("READY_AFTER=4s")),
+				TestServer("agent", Native()),
 			),
-			containers(server("app"))))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		tl := currentTimeline(ctx, pod, first("app", "started"))
-		tl.expectOrder("wait-ready", first("mesh", "ready-served"), first("agent", "started"), first("app", "started"))
+			Containers(TestServer("app"))))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
+		expectTimeline("wait-ready", tl, HappenInOrder(First("mesh", "ready-served"), First("agent", "started"), First("app", "started")))
 	})
 
 	It("[rule 1] [wait-ready] without the annotation, start the next container once a native sidecar has started, as upstream", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("no-wait-ready",
-			initContainers(server("mesh", native(), readiness(), env("READY_AFTER=10s"))),
-			containers(server("app"))))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		tl := currentTimeline(ctx, pod, first("mesh", "ready-served"), first("app", "started"))
-		tl.expectOrder("1", first("mesh", "started"), first("app", "started"))
-		tl.expectBefore("1", first("app", "started"), first("mesh", "ready-served"))
+		pod := cluster.CreatePod(ctx, ns, NewPod("no-wait-ready",
+			InitContainers(TestServer("mesh", Native(), Readiness(), Env("READY_AFTER=10s"))),
+			Containers(TestServer("app"))))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("mesh", "ready-served"), First("app", "started"))
+		expectTimeline("1", tl, HappenInOrder(First("mesh", "started"), First("app", "started")))
+		expectTimeline("1", tl, HappenBefore(First("app", "started"), First("mesh", "ready-served")))
 	})
 })

@@ -30,10 +30,10 @@ import (
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
 
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
@@ -42,19 +42,19 @@ import (
 // shortens the grace period.
 var _ = Describe("Reliability off the tested paths", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	It("[rule 5] restarts a sidecar killed by its own startup probe, under restartPolicy Never, in the same sandbox; the app never starts", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("probe-killed",
-			sidecarsAnnotation("proxy"),
-			containers(
+		pod := cluster.CreatePod(ctx, ns, NewPod("probe-killed",
+			AnnotatedSidecars("proxy"),
+			Containers(
 				// /ready never answers 200: the startup probe kills the
 				// sidecar after two failures, about 2 s after its start.
-				server("proxy", startupProbe("/ready", 2), env("READY_AFTER=never")),
-				server("app"),
+				TestServer("proxy", StartupProbe("/ready", 2), Env("READY_AFTER=never")),
+				TestServer("app"),
 			)))
 		rt := containerRuntime()
-		p := waitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) { expectRunning(g, p, "proxy") })
+		p := cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) { ExpectRunning(g, p, "proxy") })
 		var sandbox string
 		if rt != nil {
 			sbs := podSandboxes(ctx, rt, p)
@@ -64,25 +64,25 @@ var _ = Describe("Reliability off the tested paths", func() {
 		// Two probe failures (2 s), the kill, and the first restart, which
 		// the back-off does not delay: well within 20 s.
 		const bound = 20 * time.Second
-		p, err := podWithin(ctx, pod, bound, func(p *v1.Pod) error {
-			if st := status(p, "proxy"); st == nil || st.RestartCount < 1 {
+		p, err := cluster.PodWithin(ctx, pod, bound, func(p *v1.Pod) error {
+			if st := Status(p, "proxy"); st == nil || st.RestartCount < 1 {
 				return fmt.Errorf("restartCount 0")
 			}
 			return nil
 		})
 		if err != nil {
 			msg := fmt.Sprintf("the sidecar killed by its startup probe was not restarted within %v under restartPolicy Never (pod phase %s):\n%s",
-				bound, p.Status.Phase, describeStatuses(p))
+				bound, p.Status.Phase, DescribeStatuses(p))
 			if rt != nil {
 				msg += "\nsandboxes: " + describeSandboxes(podSandboxes(ctx, rt, p))
 			}
 			failRule("5", "%s", msg)
 		}
-		p, err = podHolds(ctx, pod, 3*time.Second, func(p *v1.Pod) error {
+		p, err = cluster.PodHolds(ctx, pod, 3*time.Second, func(p *v1.Pod) error {
 			if p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded {
 				return fmt.Errorf("the pod ended (%s) though its sidecar is restarted", p.Status.Phase)
 			}
-			st := status(p, "app")
+			st := Status(p, "app")
 			switch {
 			case st == nil:
 				return fmt.Errorf("no status for the app")
@@ -94,7 +94,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 			return nil
 		})
 		if err != nil {
-			failRule("5", "%v:\n%s", err, describeStatuses(p))
+			failRule("5", "%v:\n%s", err, DescribeStatuses(p))
 		}
 		if rt == nil {
 			GinkgoWriter.Printf("CONTAINER_RUNTIME_ENDPOINT is not set: the sandbox was not checked\n")
@@ -111,22 +111,22 @@ var _ = Describe("Reliability off the tested paths", func() {
 			Skip("CONTAINER_RUNTIME_ENDPOINT is not set: this spec kills the pod's sandbox through the node's CRI socket " +
 				"(make e2e sets it for the local cluster)")
 		}
-		pod := createPod(ctx, ns, newPod("sandbox-dies",
-			sidecarsAnnotation("proxy"),
-			restartPolicy(v1.RestartPolicyOnFailure),
-			containers(
-				server("proxy", readiness(), env("READY_AFTER=1s")),
-				server("a", env("EXIT_AFTER=1s")),
+		pod := cluster.CreatePod(ctx, ns, NewPod("sandbox-dies",
+			AnnotatedSidecars("proxy"),
+			RestartPolicy(v1.RestartPolicyOnFailure),
+			Containers(
+				TestServer("proxy", Readiness(), Env("READY_AFTER=1s")),
+				TestServer("a", Env("EXIT_AFTER=1s")),
 				// Exits 143 when killed, so that its first run failed and
 				// OnFailure must run it again.
-				server("b", env("EXIT_AFTER=6s", "TERM_EXIT_CODE=143")),
+				TestServer("b", Env("EXIT_AFTER=6s", "TERM_EXIT_CODE=143")),
 			)))
-		p := waitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
-			st := status(p, "a")
+		p := cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
+			st := Status(p, "a")
 			g.Expect(st).NotTo(BeNil(), "no status for a")
 			g.Expect(st.State.Terminated).NotTo(BeNil(), "a has not exited")
 			g.Expect(st.State.Terminated.ExitCode).To(BeZero())
-			expectRunning(g, p, "proxy", "b")
+			ExpectRunning(g, p, "proxy", "b")
 		})
 		sbs := podSandboxes(ctx, rt, p)
 		Expect(sbs).To(HaveLen(1), "the pod's sandboxes")
@@ -138,7 +138,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 		// readiness, and the end of the pod take a few more (today's kubelet,
 		// sidecar first in the new sandbox: b restarted 3 s after the kill).
 		const bound = 25 * time.Second
-		p, err := podWithin(ctx, pod, bound, func(p *v1.Pod) error {
+		p, err := cluster.PodWithin(ctx, pod, bound, func(p *v1.Pod) error {
 			if p.Status.Phase != v1.PodSucceeded {
 				return fmt.Errorf("phase %s", p.Status.Phase)
 			}
@@ -146,58 +146,58 @@ var _ = Describe("Reliability off the tested paths", func() {
 		})
 		if err != nil {
 			failRule("18", "the pod (restartPolicy OnFailure) did not complete within %v of its sandbox's death: phase %s\n%s\nsandboxes: %s\ntimeline seen:\n%s",
-				bound, p.Status.Phase, describeStatuses(p), describeSandboxes(podSandboxes(ctx, rt, p)), podTimeline(ctx, p))
+				bound, p.Status.Phase, DescribeStatuses(p), describeSandboxes(podSandboxes(ctx, rt, p)), cluster.LogTimeline(ctx, p))
 		}
 		GinkgoWriter.Printf("pod Succeeded %v after the sandbox was killed\n", time.Since(killed).Round(100*time.Millisecond))
-		a := status(p, "a")
+		a := Status(p, "a")
 		if a.RestartCount != 0 || a.State.Terminated == nil || a.State.Terminated.ExitCode != 0 {
-			failRule("18", "a, which had exited 0 before the sandbox died, must not run again: %s", describeStatus(*a))
+			failRule("18", "a, which had exited 0 before the sandbox died, must not run again: %s", DescribeStatus(*a))
 		}
-		b := status(p, "b")
+		b := Status(p, "b")
 		if b.RestartCount == 0 && b.State.Terminated != nil && b.State.Terminated.FinishedAt.Time.Before(killed.Truncate(time.Second)) {
-			Fail("premise: b exited by itself before the sandbox was killed; the kill must come within its 6 s run: " + describeStatus(*b))
+			Fail("premise: b exited by itself before the sandbox was killed; the kill must come within its 6 s run: " + DescribeStatus(*b))
 		}
 		if b.RestartCount < 1 || b.State.Terminated == nil || b.State.Terminated.ExitCode != 0 {
-			failRule("18", "b, killed with the sandbox, must run again to completion: %s", describeStatus(*b))
+			failRule("18", "b, killed with the sandbox, must run again to completion: %s", DescribeStatus(*b))
 		}
-		proxy := status(p, "proxy")
+		proxy := Status(p, "proxy")
 		if proxy.RestartCount < 1 || proxy.State.Terminated == nil {
-			failRule("18", "the sidecar must start in the new sandbox and be stopped at the end: %s", describeStatus(*proxy))
+			failRule("18", "the sidecar must start in the new sandbox and be stopped at the end: %s", DescribeStatus(*proxy))
 		}
-		tl := podTimeline(ctx, p)
+		tl := cluster.LogTimeline(ctx, p)
 		GinkgoWriter.Printf("timeline of pod %s:\n%s", p.Name, tl)
-		if n := len(tl.all("a", "started")); n != 1 {
+		if n := len(tl.All("a", "started")); n != 1 {
 			failRule("18", "a started %d times\ntimeline seen:\n%s", n, tl)
 		}
 		// In the new sandbox (the last lines: podTimeline reads the current
 		// and the previous instance): the sidecar started, was ready, then b.
-		tl.expectOrder("18", last("proxy", "started"), last("proxy", "ready-served"), last("b", "started"))
-		if at := tl.mustAt("18", last("proxy", "started")); at.Before(killed) {
+		expectTimeline("18", tl, HappenInOrder(Last("proxy", "started"), Last("proxy", "ready-served"), Last("b", "started")))
+		if at := mustAt("18", tl, Last("proxy", "started")); at.Before(killed) {
 			failRule("18", "the sidecar's last start (%s) is before the sandbox's death (%s): not started in the new sandbox\ntimeline seen:\n%s",
 				at.UTC().Format(time.RFC3339Nano), killed.UTC().Format(time.RFC3339Nano), tl)
 		}
 	})
 
 	It("[rule 20] reports the real exit codes once the active deadline has failed the pod", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("deadline-exceeded",
-			sidecarsAnnotation("proxy"),
-			restartPolicy(v1.RestartPolicyOnFailure),
-			activeDeadline(6),
-			containers(
+		pod := cluster.CreatePod(ctx, ns, NewPod("deadline-exceeded",
+			AnnotatedSidecars("proxy"),
+			RestartPolicy(v1.RestartPolicyOnFailure),
+			ActiveDeadline(6),
+			Containers(
 				// The testserver exits TERM_EXIT_CODE on SIGTERM: 0 for the
 				// sidecar, 143 for the app, so that each shows its own.
-				server("proxy", readiness()),
-				server("app", env("TERM_EXIT_CODE=143")),
+				TestServer("proxy", Readiness()),
+				TestServer("app", Env("TERM_EXIT_CODE=143")),
 			)))
-		waitPod(ctx, pod, time.Minute, allRunning)
+		cluster.WaitPod(ctx, pod, time.Minute, AllRunning)
 		// The deadline is 6 s from the pod's start; stopping takes a second
 		// or two and the status a second more.
 		const bound = 30 * time.Second
-		p, err := podWithin(ctx, pod, bound, func(p *v1.Pod) error {
+		p, err := cluster.PodWithin(ctx, pod, bound, func(p *v1.Pod) error {
 			if p.Status.Phase != v1.PodFailed {
 				return fmt.Errorf("phase %s", p.Status.Phase)
 			}
-			for _, st := range allStatuses(p) {
+			for _, st := range AllStatuses(p) {
 				if st.State.Running != nil {
 					return fmt.Errorf("%s still running", st.Name)
 				}
@@ -206,21 +206,21 @@ var _ = Describe("Reliability off the tested paths", func() {
 		})
 		if err != nil {
 			failRule("20", "want the pod Failed and no container running within %v of its start (activeDeadlineSeconds 6): %v\n%s",
-				bound, err, describeStatuses(p))
+				bound, err, DescribeStatuses(p))
 		}
 		if p.Status.Reason != "DeadlineExceeded" {
 			failRule("20", "want the failed pod's reason DeadlineExceeded, saw %q", p.Status.Reason)
 		}
 		want := map[string]int32{"proxy": 0, "app": 143}
 		var wrong []string
-		for _, st := range allStatuses(p) {
+		for _, st := range AllStatuses(p) {
 			t := st.State.Terminated
 			code, reason := want[st.Name], "Completed"
 			if code != 0 {
 				reason = "Error"
 			}
 			if t == nil || t.ExitCode != code || t.Reason != reason || t.ContainerID == "" {
-				wrong = append(wrong, fmt.Sprintf("%s: want terminated %d %s, saw %s", st.Name, code, reason, describeStatus(st)))
+				wrong = append(wrong, fmt.Sprintf("%s: want terminated %d %s, saw %s", st.Name, code, reason, DescribeStatus(st)))
 			}
 		}
 		if len(wrong) > 0 {
@@ -230,95 +230,95 @@ var _ = Describe("Reliability off the tested paths", func() {
 	})
 
 	It("[rule 19] ignores a sidecars annotation added to a running pod, with one Warning SidecarAnnotationChanged", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("annotation-added",
-			containers(
-				server("a", env("EXIT_AFTER=1s")),
-				server("b"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("annotation-added",
+			Containers(
+				TestServer("a", Env("EXIT_AFTER=1s")),
+				TestServer("b"),
 			)))
-		waitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
-			st := status(p, "a")
+		cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
+			st := Status(p, "a")
 			g.Expect(st).NotTo(BeNil(), "no status for a")
 			g.Expect(st.State.Terminated).NotTo(BeNil(), "a has not exited")
 			g.Expect(st.State.Terminated.ExitCode).To(BeZero())
-			expectRunning(g, p, "b")
+			ExpectRunning(g, p, "b")
 		})
 		// The API server refuses a status in which a terminated container of
 		// a restartPolicy Never pod runs again, so a restart of a may never
 		// show in its status: its log shows it.
-		aStarted, _ := currentStart(ctx, getPod(ctx, pod), "a")
+		aStarted, _ := currentStart(ctx, cluster.GetPod(ctx, pod), "a")
 		Expect(aStarted).NotTo(BeEmpty(), "a's log has no started line")
-		patchPod(ctx, pod, map[string]any{"metadata": map[string]any{"annotations": map[string]string{sidecars.SidecarsAnnotation: "a"}}})
+		cluster.PatchPod(ctx, pod, map[string]any{"metadata": map[string]any{"annotations": map[string]string{sidecars.SidecarsAnnotation: "a"}}})
 		unchanged := func(p *v1.Pod) error {
-			a, b := status(p, "a"), status(p, "b")
+			a, b := Status(p, "a"), Status(p, "b")
 			if a.RestartCount != 0 || a.State.Terminated == nil || a.State.Terminated.ExitCode != 0 {
-				return fmt.Errorf("a, exited 0 before the annotation named it a sidecar, must stay so: %s", describeStatus(*a))
+				return fmt.Errorf("a, exited 0 before the annotation named it a sidecar, must stay so: %s", DescribeStatus(*a))
 			}
 			if now, ok := currentStart(ctx, p, "a"); ok && now != aStarted {
 				return fmt.Errorf("a, exited 0 before the annotation named it a sidecar, was started again (its status may not show it: "+
 					"the API server refuses a terminated container of a restartPolicy Never pod running again); its log's start was\n    %s\n  and is now\n    %s\n  status: %s",
-					aStarted, now, describeStatus(*a))
+					aStarted, now, DescribeStatus(*a))
 			}
 			if b.RestartCount != 0 || b.State.Running == nil {
-				return fmt.Errorf("b must run on untouched: %s", describeStatus(*b))
+				return fmt.Errorf("b must run on untouched: %s", DescribeStatus(*b))
 			}
 			return nil
 		}
-		if p, err := podHolds(ctx, pod, 4*time.Second, unchanged); err != nil {
+		if p, err := cluster.PodHolds(ctx, pod, 4*time.Second, unchanged); err != nil {
 			failRule("19", "the sidecars annotation of a running pod changed, and the kubelet acted on it: %v\n%s\nevents %s: %s",
-				err, describeStatuses(p), sidecars.ReasonSidecarAnnotationChanged, describeEvents(podEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)))
+				err, DescribeStatuses(p), sidecars.ReasonSidecarAnnotationChanged, DescribeEvents(cluster.PodEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)))
 		}
 		// More syncs of the pod: each update of the pod is one.
 		for i := range 2 {
-			patchPod(ctx, pod, map[string]any{"metadata": map[string]any{"labels": map[string]string{"e2e-sync": fmt.Sprint(i)}}})
+			cluster.PatchPod(ctx, pod, map[string]any{"metadata": map[string]any{"labels": map[string]string{"e2e-sync": fmt.Sprint(i)}}})
 		}
 		const bound = 10 * time.Second
-		if _, err := podWithin(ctx, pod, bound, func(p *v1.Pod) error {
-			if len(podEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)) == 0 {
+		if _, err := cluster.PodWithin(ctx, pod, bound, func(p *v1.Pod) error {
+			if len(cluster.PodEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)) == 0 {
 				return fmt.Errorf("no event")
 			}
 			return nil
 		}); err != nil {
 			failRule("19", "no %s event within %v of the change of the sidecars annotation of a running pod", sidecars.ReasonSidecarAnnotationChanged, bound)
 		}
-		if p, err := podHolds(ctx, pod, 4*time.Second, func(p *v1.Pod) error {
+		if p, err := cluster.PodHolds(ctx, pod, 4*time.Second, func(p *v1.Pod) error {
 			if err := unchanged(p); err != nil {
 				return err
 			}
-			evs := podEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)
-			if eventCount(evs) != 1 || evs[0].Type != v1.EventTypeWarning {
-				return fmt.Errorf("want exactly one Warning %s event, saw %s", sidecars.ReasonSidecarAnnotationChanged, describeEvents(evs))
+			evs := cluster.PodEvents(ctx, p, sidecars.ReasonSidecarAnnotationChanged)
+			if EventCount(evs) != 1 || evs[0].Type != v1.EventTypeWarning {
+				return fmt.Errorf("want exactly one Warning %s event, saw %s", sidecars.ReasonSidecarAnnotationChanged, DescribeEvents(evs))
 			}
 			return nil
 		}); err != nil {
-			failRule("19", "%v\n%s", err, describeStatuses(p))
+			failRule("19", "%v\n%s", err, DescribeStatuses(p))
 		}
 	})
 
 	It("[rule 13] honours a second delete with a shorter grace period at once", func(ctx SpecContext) {
-		c := func(name string, opts ...containerOpt) v1.Container {
-			return server(name, append([]containerOpt{env("IGNORE_SIGTERM=true")}, opts...)...)
+		c := func(name string, opts ...ContainerOption) v1.Container {
+			return TestServer(name, append([]ContainerOption{Env("IGNORE_SIGTERM=true")}, opts...)...)
 		}
-		pod := createPod(ctx, ns, newPod("shortened-grace",
-			held(), gracePeriod(60),
-			sidecarsAnnotation("proxy"),
-			containers(c("proxy", readiness()), c("app"))))
-		running := waitPod(ctx, pod, time.Minute, allRunning)
+		pod := cluster.CreatePod(ctx, ns, NewPod("shortened-grace",
+			Held(), TerminationGracePeriod(60),
+			AnnotatedSidecars("proxy"),
+			Containers(c("proxy", Readiness()), c("app"))))
+		running := cluster.WaitPod(ctx, pod, time.Minute, AllRunning)
 		exits := watchExits(ctx, running)
-		logs := followLogs(ctx, pod)
-		w := watchPod(ctx, pod)
-		deletePod(ctx, pod)
+		logs := cluster.FollowLogs(ctx, pod)
+		w := cluster.WatchPod(ctx, pod)
+		cluster.DeletePod(ctx, pod)
 		// The kubelet is in the 60 s termination once the app has its SIGTERM.
-		logs.waitFor(ctx, first("app", "sigterm"), 15*time.Second)
+		logs.WaitFor(ctx, First("app", "sigterm"), 15*time.Second)
 		const grace = 2
 		second := time.Now()
-		Expect(cs.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](grace)})).To(Succeed())
+		Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](grace)})).To(Succeed())
 		// The new deadline, then upstream's minimum of 2 s for what still runs.
 		limit := grace*time.Second + 2*time.Second
 		const hard = 20 * time.Second
-		observed, p, ok := stoppedWithin(ctx, w, hard)
+		observed, p, ok := StoppedWithin(ctx, w, hard)
 		if !ok {
 			failRule("13", "after a second delete with gracePeriodSeconds=%d (the first had the pod's 60 s), the containers still ran %v later, want them stopped within %v (+%v for the runtime):\n%s\ntimeline seen:\n%s",
-				grace, hard, limit, runtimeSlack, describeStatuses(p), logs.timeline())
+				grace, hard, limit, runtimeSlack, DescribeStatuses(p), logs.Timeline())
 		}
 		seen := observed.Sub(second)
 		if exits != nil {
@@ -334,7 +334,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 				lastName, took.Round(time.Millisecond), seen.Round(time.Millisecond))
 			if took > limit+runtimeSlack {
 				failRule("13", "after a second delete with gracePeriodSeconds=%d, the last container (%s) exited %v later (the runtime's exit time), want at most %v (+%v for the runtime)\ntimeline seen:\n%s",
-					grace, lastName, took.Round(time.Millisecond), limit, runtimeSlack, logs.timeline())
+					grace, lastName, took.Round(time.Millisecond), limit, runtimeSlack, logs.Timeline())
 			}
 		}
 		if seen > limit+observationSlack {
@@ -348,83 +348,17 @@ var _ = Describe("Reliability off the tested paths", func() {
 // instance, as the kubelet serves it ("" when it has not logged it yet), and
 // false when the log cannot be read.
 func currentStart(ctx context.Context, p *v1.Pod, container string) (string, bool) {
-	logs, err := containerLogs(ctx, p, container, false)
+	logs, err := cluster.ContainerLogs(ctx, p, container, false)
 	if err != nil {
 		return "", false
 	}
 	started := ""
-	for _, e := range parseLines(nil, container, logs) {
+	for _, e := range ParseLogs(container, logs) {
 		if e.Label == "started" {
 			started = e.Line
 		}
 	}
 	return started, true
-}
-
-// podWithin polls the pod every 250 ms until cond returns nil, for at most
-// timeout, and returns the last pod seen and cond's last error. An error
-// getting the pod (an API server restarting) counts as cond's.
-func podWithin(ctx context.Context, pod *v1.Pod, timeout time.Duration, cond func(p *v1.Pod) error) (*v1.Pod, error) {
-	GinkgoHelper()
-	deadline := time.Now().Add(timeout)
-	last := pod
-	for {
-		p, err := cs.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if err == nil {
-			last = p
-			if err = cond(p); err == nil {
-				return p, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return last, err
-		}
-		select {
-		case <-ctx.Done():
-			Fail("interrupted")
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-// podHolds checks cond on the pod every 500 ms for d, and returns the pod
-// and cond's first error.
-func podHolds(ctx context.Context, pod *v1.Pod, d time.Duration, cond func(p *v1.Pod) error) (*v1.Pod, error) {
-	GinkgoHelper()
-	end := time.Now().Add(d)
-	var p *v1.Pod
-	for {
-		p = getPod(ctx, pod)
-		if err := cond(p); err != nil {
-			return p, err
-		}
-		if time.Now().After(end) {
-			return p, nil
-		}
-		select {
-		case <-ctx.Done():
-			Fail("interrupted")
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}
-
-// startupProbe adds a startup probe of path every second.
-func startupProbe(path string, failureThreshold int32) containerOpt {
-	return func(c *v1.Container) { c.StartupProbe = httpProbe(path, failureThreshold) }
-}
-
-func activeDeadline(seconds int64) podOpt {
-	return func(p *v1.Pod) { p.Spec.ActiveDeadlineSeconds = ptr.To(seconds) }
-}
-
-// patchPod applies a JSON merge patch to the pod.
-func patchPod(ctx context.Context, pod *v1.Pod, patch map[string]any) {
-	GinkgoHelper()
-	b, err := json.Marshal(patch)
-	Expect(err).NotTo(HaveOccurred())
-	_, err = cs.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, b, metav1.PatchOptions{})
-	Expect(err).NotTo(HaveOccurred(), "patching pod %s with %s", pod.Name, b)
 }
 
 // podSandboxes lists the runtime's sandboxes of the pod.

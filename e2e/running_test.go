@@ -24,52 +24,54 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
+
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 )
 
 var _ = Describe("Running", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	// expectSidecarRestartedAlone waits for the sidecar to have been
 	// restarted and to run again, and checks that the app ran on untouched.
 	expectSidecarRestartedAlone := func(ctx SpecContext, pod *v1.Pod, why string) {
 		GinkgoHelper()
-		p := waitPod(ctx, pod, 2*time.Minute, allRunning)
-		appID := status(p, "app").ContainerID
-		waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
-			st := status(p, "proxy")
+		p := cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		appID := Status(p, "app").ContainerID
+		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			st := Status(p, "proxy")
 			g.Expect(st.RestartCount).To(BeNumerically(">=", 1), ruleMsg("7", "sidecar not restarted after %s", why))
 			g.Expect(st.State.Running).NotTo(BeNil(), ruleMsg("7", "restarted sidecar not seen running (restartCount %d)", st.RestartCount))
 		})
-		p = getPod(ctx, pod)
-		app := status(p, "app")
-		Expect(app.RestartCount).To(BeZero(), ruleMsg("7", "app restarted when its sidecar was (%s)", describeStatus(*app)))
+		p = cluster.GetPod(ctx, pod)
+		app := Status(p, "app")
+		Expect(app.RestartCount).To(BeZero(), ruleMsg("7", "app restarted when its sidecar was (%s)", DescribeStatus(*app)))
 		Expect(app.ContainerID).To(Equal(appID), ruleMsg("7", "app container replaced when its sidecar was restarted"))
-		Expect(app.State.Running).NotTo(BeNil(), ruleMsg("7", "app not running: %s", describeStatus(*app)))
+		Expect(app.State.Running).NotTo(BeNil(), ruleMsg("7", "app not running: %s", DescribeStatus(*app)))
 		Expect(p.Status.Phase).To(Equal(v1.PodRunning))
-		tl := podTimeline(ctx, p)
-		if n := len(tl.all("app", "started")); n != 1 {
+		tl := cluster.LogTimeline(ctx, p)
+		if n := len(tl.All("app", "started")); n != 1 {
 			failRule("7", "want the app started once, saw %d starts\ntimeline seen:\n%s", n, tl)
 		}
 	}
 
 	It("[rule 7] restarts a sidecar that exits (code 0) while the apps run, under restartPolicy Never, and only it", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("sidecar-exits",
-			sidecarsAnnotation("proxy"),
-			containers(
-				server("proxy", readiness(), env("EXIT_AFTER=6s", "EXIT_CODE=0")),
-				server("app"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("sidecar-exits",
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", Readiness(), Env("EXIT_AFTER=6s", "EXIT_CODE=0")),
+				TestServer("app"),
 			)))
 		expectSidecarRestartedAlone(ctx, pod, "it exited")
 	})
 
 	It("[rule 7] lets a sidecar's liveness probe restart it alone", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("sidecar-liveness",
-			sidecarsAnnotation("proxy"),
-			restartPolicy(v1.RestartPolicyNever),
-			containers(
-				server("proxy", readiness(), liveness(), env("UNHEALTHY_AFTER=6s")),
-				server("app"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("sidecar-liveness",
+			AnnotatedSidecars("proxy"),
+			RestartPolicy(v1.RestartPolicyNever),
+			Containers(
+				TestServer("proxy", Readiness(), Liveness(), Env("UNHEALTHY_AFTER=6s")),
+				TestServer("app"),
 			)))
 		expectSidecarRestartedAlone(ctx, pod, "its liveness probe failed")
 	})

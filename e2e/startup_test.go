@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
@@ -49,70 +50,70 @@ const readyToStartBound = 500 * time.Millisecond
 
 var _ = Describe("Startup", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	It("[rule 1] [rule 2] runs init containers, then starts annotated sidecars one at a time in annotation order, each once the previous is ready", func(ctx SpecContext) {
 		// Spec order differs from annotation order: the annotation decides.
-		pod := createPod(ctx, ns, newPod("start-order",
-			sidecarsAnnotation("first,second"),
-			initContainers(server("init", env("EXIT_AFTER=1s"))),
-			containers(
-				server("app"),
-				server("second", readiness(), env("READY_AFTER=2s")),
-				server("first", readiness(), env("READY_AFTER=2s")),
+		pod := cluster.CreatePod(ctx, ns, NewPod("start-order",
+			AnnotatedSidecars("first", "second"),
+			InitContainers(TestServer("init", Env("EXIT_AFTER=1s"))),
+			Containers(
+				TestServer("app"),
+				TestServer("second", Readiness(), Env("READY_AFTER=2s")),
+				TestServer("first", Readiness(), Env("READY_AFTER=2s")),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		tl := currentTimeline(ctx, pod, first("app", "started"))
-		tl.expectOrder("1", first("init", "exiting"), first("first", "started"))
-		tl.expectOrder("2",
-			first("first", "started"), first("first", "ready-served"),
-			first("second", "started"), first("second", "ready-served"),
-			first("app", "started"))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
+		expectTimeline("1", tl, HappenInOrder(First("init", "exiting"), First("first", "started")))
+		expectTimeline("2", tl, HappenInOrder(
+			First("first", "started"), First("first", "ready-served"),
+			First("second", "started"), First("second", "ready-served"),
+			First("app", "started")))
 		e := expectOneEvent(ctx, "4", pod, v1.EventTypeNormal, sidecars.ReasonSidecarsReady, "first, second")
-		expectReportedWait(tl, e, first("first", "started"), first("second", "ready-served"), first("app", "started"))
+		expectReportedWait(tl, e, First("first", "started"), First("second", "ready-served"), First("app", "started"))
 	})
 
 	It("[rule 3] starts the app containers once every sidecar is ready, promptly after the probe succeeds", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("readiness-gate",
-			sidecarsAnnotation("proxy"),
-			containers(
-				server("proxy", readiness(), env("READY_AFTER=5s")),
-				server("app"),
-				server("worker"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("readiness-gate",
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", Readiness(), Env("READY_AFTER=5s")),
+				TestServer("app"),
+				TestServer("worker"),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		tl := currentTimeline(ctx, pod, first("app", "started"), first("worker", "started"))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"), First("worker", "started"))
 		for _, app := range []string{"app", "worker"} {
-			tl.expectOrder("3", first("proxy", "ready-served"), first(app, "started"))
-			ready, started := tl.mustAt("3", first("proxy", "ready-served")), tl.mustAt("3", first(app, "started"))
+			expectTimeline("3", tl, StartAfterReady(app, "proxy"))
+			ready, started := mustAt("3", tl, First("proxy", "ready-served")), mustAt("3", tl, First(app, "started"))
 			if d := started.Sub(ready); d > appStartBound {
 				failRule("3", "%s started %v after the sidecar's probe first succeeded, want within %v (triggered by the probe result, not by polling)\ntimeline seen:\n%s",
 					app, d, appStartBound, tl)
 			}
 		}
-		p := getPod(ctx, pod)
-		Expect(status(p, "app").State.Running.StartedAt.Time).To(BeTemporally(">=", status(p, "proxy").State.Running.StartedAt.Time),
+		p := cluster.GetPod(ctx, pod)
+		Expect(Status(p, "app").State.Running.StartedAt.Time).To(BeTemporally(">=", Status(p, "proxy").State.Running.StartedAt.Time),
 			ruleMsg("3", "app startedAt before the sidecar's"))
 	})
 
 	It("[rule 3] notices the sidecars' readiness promptly, whatever the probe's period", func(ctx SpecContext) {
 		tenSeconds := func(c *v1.Container) {
-			c.ReadinessProbe = httpProbe("/ready", 3)
+			c.ReadinessProbe = HTTPProbe("/ready", 3)
 			c.ReadinessProbe.PeriodSeconds = 10
 		}
-		sidecar := func(name string) v1.Container { return server(name, tenSeconds, env("READY_AFTER=700ms")) }
-		pod := createPod(ctx, ns, newPod("default-period",
-			sidecarsAnnotation("s1,s2,s3"),
-			containers(sidecar("s1"), sidecar("s2"), sidecar("s3"), server("app"))))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		tl := currentTimeline(ctx, pod, first("app", "started"))
+		sidecar := func(name string) v1.Container { return TestServer(name, tenSeconds, Env("READY_AFTER=700ms")) }
+		pod := cluster.CreatePod(ctx, ns, NewPod("default-period",
+			AnnotatedSidecars("s1", "s2", "s3"),
+			Containers(sidecar("s1"), sidecar("s2"), sidecar("s3"), TestServer("app"))))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
 		// Three steps, each from a sidecar actually turning ready to the
 		// next container's start: a kubelet that waited for the probe's
 		// period would take seconds; one that waited for the next relist
 		// (1 s) instead of syncing on the probe result would exceed the
 		// bound in at least one step of three in most runs.
 		for _, step := range [][2]string{{"s1", "s2"}, {"s2", "s3"}, {"s3", "app"}} {
-			ready, started := tl.mustAt("3", first(step[0], "ready")), tl.mustAt("3", first(step[1], "started"))
+			ready, started := mustAt("3", tl, First(step[0], "ready")), mustAt("3", tl, First(step[1], "started"))
 			d := started.Sub(ready)
 			if d < 0 || d > readyToStartBound {
 				failRule("3", "%s started %v after %s turned ready (readiness probes every 10 s), want within %v: the kubelet must notice the readiness at once, not at the probe's period or the next relist\ntimeline seen:\n%s",
@@ -123,91 +124,82 @@ var _ = Describe("Startup", func() {
 	})
 
 	It("[rule 4] keeps the apps waiting for a never-ready sidecar, with waiting reason SidecarsNotReady and one WaitingForSidecars event", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("never-ready",
-			sidecarsAnnotation("proxy"),
-			containers(
-				server("proxy", readiness(), env("READY_AFTER=never")),
-				server("app"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("never-ready",
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", Readiness(), Env("READY_AFTER=never")),
+				TestServer("app"),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
-			expectRunning(g, p, "proxy")
-			st := status(p, "app")
+		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			ExpectRunning(g, p, "proxy")
+			st := Status(p, "app")
 			g.Expect(st).NotTo(BeNil())
 			g.Expect(st.State.Waiting).NotTo(BeNil(), ruleMsg("4", "app is not waiting"))
 			g.Expect(st.State.Waiting.Reason).To(Equal(sidecars.WaitingReasonSidecarsNotReady), ruleMsg("4", "app's waiting reason"))
 		})
 		expectOneEvent(ctx, "4", pod, v1.EventTypeNormal, sidecars.ReasonWaitingForSidecars, "proxy", "app")
 		Consistently(ctx, func(g Gomega) {
-			st := status(getPod(ctx, pod), "app")
+			st := Status(cluster.GetPod(ctx, pod), "app")
 			g.Expect(st.State.Running).To(BeNil(), ruleMsg("3", "app started though its sidecar never became ready"))
 			g.Expect(st.State.Waiting.Reason).To(Equal(sidecars.WaitingReasonSidecarsNotReady), ruleMsg("4", "app's waiting reason"))
 		}).Should(Succeed())
-		Expect(podEvents(ctx, pod, sidecars.ReasonSidecarsReady)).To(BeEmpty(), ruleMsg("4", "SidecarsReady recorded for a sidecar that never became ready"))
+		Expect(cluster.PodEvents(ctx, pod, sidecars.ReasonSidecarsReady)).To(BeEmpty(), ruleMsg("4", "SidecarsReady recorded for a sidecar that never became ready"))
 	})
 
 	It("[rule 5] restarts a sidecar that crashes before it is ready, under restartPolicy Never, and keeps the apps waiting", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("crash-before-ready",
-			sidecarsAnnotation("proxy"),
-			containers(
-				server("proxy", readiness(), env("CRASH_AFTER=3s")),
-				server("app"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("crash-before-ready",
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", Readiness(), Env("CRASH_AFTER=3s")),
+				TestServer("app"),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
-			st := status(p, "proxy")
+		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			st := Status(p, "proxy")
 			g.Expect(st).NotTo(BeNil())
 			g.Expect(st.RestartCount).To(BeNumerically(">=", 1), ruleMsg("5", "crashed sidecar not restarted under restartPolicy Never"))
 			g.Expect(st.State.Running).NotTo(BeNil(), ruleMsg("5", "restarted sidecar not seen running (restartCount %d)", st.RestartCount))
 		})
 		Consistently(ctx, func(g Gomega) {
-			p := getPod(ctx, pod)
+			p := cluster.GetPod(ctx, pod)
 			g.Expect(p.Status.Phase).NotTo(BeElementOf(v1.PodFailed, v1.PodSucceeded), ruleMsg("5", "pod ended though its sidecar is restarted"))
-			st := status(p, "app")
+			st := Status(p, "app")
 			g.Expect(st.State.Running).To(BeNil(), ruleMsg("5", "app started while its sidecar crash-loops"))
 			g.Expect(st.State.Terminated).To(BeNil(), ruleMsg("5", "app ran while its sidecar crash-loops"))
 			g.Expect(st.LastTerminationState.Terminated).To(BeNil(), ruleMsg("5", "app ran while its sidecar crash-loops"))
 			g.Expect(st.State.Waiting.Reason).To(Equal(sidecars.WaitingReasonSidecarsNotReady), ruleMsg("4", "app's waiting reason"))
 		}).Should(Succeed())
-		last := status(getPod(ctx, pod), "proxy").LastTerminationState.Terminated
+		last := Status(cluster.GetPod(ctx, pod), "proxy").LastTerminationState.Terminated
 		Expect(last).NotTo(BeNil())
 		Expect(last.ExitCode).To(Equal(int32(1)), "the sidecar's last exit should be its crash")
 	})
 
 	It("[rule 6] [rule 8] does not stop or restart the apps when a sidecar turns not ready, and the pod turns not ready", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("unready-later",
-			sidecarsAnnotation("proxy"),
-			containers(
-				server("proxy", readiness(), env("READY_AFTER=1s", "NOT_READY_AFTER=12s")),
-				server("app"),
+		pod := cluster.CreatePod(ctx, ns, NewPod("unready-later",
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", Readiness(), Env("READY_AFTER=1s", "NOT_READY_AFTER=12s")),
+				TestServer("app"),
 			)))
-		p := waitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
-			allRunning(g, p)
-			g.Expect(podReady(p)).To(BeTrue(), "pod not ready")
+		p := cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			AllRunning(g, p)
+			g.Expect(PodReady(p)).To(BeTrue(), "pod not ready")
 		})
-		appID := status(p, "app").ContainerID
-		waitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
-			g.Expect(status(p, "proxy").Ready).To(BeFalse())
-			g.Expect(podReady(p)).To(BeFalse(), ruleMsg("8", "pod still Ready though its sidecar is not"))
+		appID := Status(p, "app").ContainerID
+		cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
+			g.Expect(Status(p, "proxy").Ready).To(BeFalse())
+			g.Expect(PodReady(p)).To(BeFalse(), ruleMsg("8", "pod still Ready though its sidecar is not"))
 		})
 		Consistently(ctx, func(g Gomega) {
-			p := getPod(ctx, pod)
+			p := cluster.GetPod(ctx, pod)
 			for _, c := range []string{"app", "proxy"} {
-				st := status(p, c)
+				st := Status(p, c)
 				g.Expect(st.State.Running).NotTo(BeNil(), ruleMsg("6", "%s stopped after the sidecar turned not ready", c))
 				g.Expect(st.RestartCount).To(BeZero(), ruleMsg("6", "%s restarted after the sidecar turned not ready", c))
 			}
-			g.Expect(status(p, "app").ContainerID).To(Equal(appID), ruleMsg("6", "app replaced"))
+			g.Expect(Status(p, "app").ContainerID).To(Equal(appID), ruleMsg("6", "app replaced"))
 		}).Should(Succeed())
 	})
 })
-
-func podReady(p *v1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
-}
 
 // reportedWait finds the wait that the SidecarsReady event reports.
 var reportedWait = regexp.MustCompile(`are ready after ([^;]+);`)
@@ -218,7 +210,7 @@ var reportedWait = regexp.MustCompile(`are ready after ([^;]+);`)
 // the last one's readiness, at most to the app's start, plus a second for
 // the runtime's start of a container before its process logs, and the
 // event's rounding to 100 ms.
-func expectReportedWait(tl timeline, e v1.Event, firstStarted, lastReady, appStarted point) {
+func expectReportedWait(tl Timeline, e v1.Event, firstStarted, lastReady, appStarted Point) {
 	GinkgoHelper()
 	m := reportedWait.FindStringSubmatch(e.Message)
 	if m == nil {
@@ -228,9 +220,9 @@ func expectReportedWait(tl timeline, e v1.Event, firstStarted, lastReady, appSta
 	if err != nil {
 		failRule("4", "the SidecarsReady event's wait %q is not a duration: %v", m[1], err)
 	}
-	start := tl.mustAt("4", firstStarted)
-	low := tl.mustAt("4", lastReady).Sub(start) - 50*time.Millisecond
-	high := tl.mustAt("4", appStarted).Sub(start) + time.Second
+	start := mustAt("4", tl, firstStarted)
+	low := mustAt("4", tl, lastReady).Sub(start) - 50*time.Millisecond
+	high := mustAt("4", tl, appStarted).Sub(start) + time.Second
 	if waited < low || waited > high {
 		failRule("4", "the SidecarsReady event says the apps waited %v, want between %v and %v\ntimeline seen:\n%s", waited, low, high, tl)
 	}

@@ -19,29 +19,22 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 )
 
-// The suite's view of the cluster, set up by BeforeSuite in every ginkgo
-// process.
+// The suite's view of the cluster, set up by SynchronizedBeforeSuite in
+// every ginkgo process.
 var (
-	cs         kubernetes.Interface
-	restConfig *rest.Config
-	nodeName   string
-	image      string
+	cluster *Cluster
 	// restartCommand restarts the node's kubelet (SIDECAR_E2E_KUBELET_RESTART).
 	restartCommand string
 )
@@ -55,101 +48,45 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "sidecar-kubelet e2e")
 }
 
-var _ = BeforeSuite(func(ctx SpecContext) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if path := os.Getenv("SIDECAR_E2E_KUBECONFIG"); path != "" {
-		rules.ExplicitPath = path
-	} else if os.Getenv("KUBECONFIG") == "" {
+// options is the cluster of the environment: SIDECAR_E2E_KUBECONFIG, else
+// KUBECONFIG; NODE_NAME; TESTSERVER_IMAGE.
+func options() Options {
+	if os.Getenv("SIDECAR_E2E_KUBECONFIG") == "" && os.Getenv("KUBECONFIG") == "" {
 		Fail("neither SIDECAR_E2E_KUBECONFIG nor KUBECONFIG is set: the e2e suite needs a cluster " +
 			"(`make up && make e2e` for the local one, or KUBECONFIG=<kind cluster's kubeconfig>)")
 	}
-	var err error
-	restConfig, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, nil).ClientConfig()
-	Expect(err).NotTo(HaveOccurred(), "loading the kubeconfig")
-	restConfig.QPS, restConfig.Burst = 50, 100
-	restConfig.UserAgent = "sidecar-kubelet-e2e"
-	cs = kubernetes.NewForConfigOrDie(restConfig)
-
-	image = os.Getenv("TESTSERVER_IMAGE")
-	if image == "" {
-		image = "sidecar-kubelet.local/testserver:1"
+	return Options{
+		Kubeconfig: os.Getenv("SIDECAR_E2E_KUBECONFIG"),
+		Node:       os.Getenv("NODE_NAME"),
+		Image:      os.Getenv("TESTSERVER_IMAGE"),
+		UserAgent:  "sidecar-kubelet-e2e",
 	}
-	restartCommand = os.Getenv("SIDECAR_E2E_KUBELET_RESTART")
+}
 
-	nodeName = os.Getenv("NODE_NAME")
-	if nodeName == "" {
-		// The suite pins its pods to one node: the first schedulable one by
-		// name, so that every ginkgo process picks the same. A node that
-		// has just registered may take a moment to show.
-		var schedulable []string
-		Eventually(ctx, func(g Gomega) {
-			nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-			g.Expect(err).NotTo(HaveOccurred(), "listing the cluster's nodes (is the API server at %s up?)", restConfig.Host)
-			schedulable = nil
-			for _, n := range nodes.Items {
-				// A node that is not Ready yet (a kubelet restarting) is
-				// tainted for a while; the wait for Ready below covers it.
-				if !n.Spec.Unschedulable && !slices.ContainsFunc(n.Spec.Taints, func(t v1.Taint) bool {
-					transient := t.Key == v1.TaintNodeNotReady || t.Key == v1.TaintNodeUnreachable
-					return !transient && (t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute)
-				}) {
-					schedulable = append(schedulable, n.Name)
-				}
-			}
-			g.Expect(schedulable).NotTo(BeEmpty())
-		}).WithTimeout(time.Minute).Should(Succeed(), "the cluster has no schedulable node: untaint one, or set NODE_NAME")
-		slices.Sort(schedulable)
-		nodeName = schedulable[0]
-	}
-	var node *v1.Node
-	Eventually(ctx, func(g Gomega) {
-		node, err = cs.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(nodeReady(node)).To(BeTrue(), "node %s is not Ready", nodeName)
-	}).WithTimeout(time.Minute).Should(Succeed())
-	// Without a registry, a missing image would only show as pods stuck in
-	// ErrImageNeverPull: say so now, by running it once on the node (the
-	// node's status lists at most 50 images, so it cannot tell).
-	expectImageOnNode(ctx)
+// The first process picks the node (NODE_NAME, else the first Ready
+// schedulable one by name), checks that it has the test image (run once,
+// never pulled) and that its kubelet has the gate on; every process then
+// pins its pods to that node.
+var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+	c := Connect(ctx, options())
 	// Every spec but those of the gate off needs the gate on: say so once.
-	switch on, err := featureEnabled(ctx, gate); {
+	switch on, err := c.FeatureEnabled(ctx, FeatureGate); {
 	case err != nil:
-		GinkgoWriter.Printf("cannot tell whether the kubelet's %s gate is on: %v\n", gate, err)
+		GinkgoWriter.Printf("cannot tell whether the kubelet's %s gate is on: %v\n", FeatureGate, err)
 	case on == 0:
 		Fail(fmt.Sprintf("the kubelet of node %s runs with the feature gate %s off (kubernetes_feature_enabled): "+
-			"restart it with the gate on (KUBELET_FEATURE_GATES= hack/cluster/kubelet-restart.sh)", nodeName, gate))
+			"restart it with the gate on (KUBELET_FEATURE_GATES= hack/cluster/kubelet-restart.sh)", c.Node, FeatureGate))
 	case on < 0:
-		GinkgoWriter.Printf("the kubelet's metrics do not name the %s gate: is it sidecar-kubelet?\n", gate)
+		GinkgoWriter.Printf("the kubelet's metrics do not name the %s gate: is it sidecar-kubelet?\n", FeatureGate)
 	}
+	return []byte(c.Node)
+}, func(ctx SpecContext, node []byte) {
+	o := options()
+	o.Node, o.SkipImageCheck = string(node), true
+	cluster = Connect(ctx, o)
+	restartCommand = os.Getenv("SIDECAR_E2E_KUBELET_RESTART")
+	n, err := cluster.Client.CoreV1().Nodes().Get(ctx, cluster.Node, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("node %s, kubelet %s, image %s, kubelet restart: %q\n",
-		nodeName, node.Status.NodeInfo.KubeletVersion, image, restartCommand)
+		cluster.Node, n.Status.NodeInfo.KubeletVersion, cluster.Image, restartCommand)
 })
-
-// expectImageOnNode runs the test image on the node, never pulling it, and
-// fails the suite with what to do if the node does not have it.
-func expectImageOnNode(ctx context.Context) {
-	GinkgoHelper()
-	ns := newNamespace(ctx)
-	pod := newPod("image-check", restartPolicy(v1.RestartPolicyNever), containers(server("check", env("EXIT_AFTER=1ms"))))
-	created := createPod(ctx, ns, pod)
-	Eventually(ctx, func(g Gomega) {
-		p := getPod(ctx, created)
-		for _, st := range p.Status.ContainerStatuses {
-			if w := st.State.Waiting; w != nil && (w.Reason == "ErrImageNeverPull" || w.Reason == "ErrImagePull") {
-				StopTrying(fmt.Sprintf("image %s is not on node %s (%s): build it with `make images` (hack/images/build.sh); "+
-					"`make up` imports _output/images/*.tar, and for kind: kind load image-archive _output/images/testserver.tar",
-					image, nodeName, w.Reason)).Now()
-			}
-		}
-		g.Expect(p.Status.Phase).To(Equal(v1.PodSucceeded), "the image check pod %s/%s", ns, p.Name)
-	}).WithTimeout(2 * time.Minute).Should(Succeed())
-}
-
-func nodeReady(n *v1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == v1.NodeReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
-}

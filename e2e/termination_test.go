@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 
+	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
@@ -45,59 +46,59 @@ const observationSlack = 4 * time.Second
 
 var _ = Describe("Termination", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = newNamespace(ctx) })
+	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
 
 	It("[rule 11] [rule 12] stops the apps first, in parallel, then the sidecars in reverse order, each preStop hook at its turn", func(ctx SpecContext) {
-		app := func(name string) v1.Container { return server(name, preStopHook("2s"), env("DRAIN=1s")) }
+		app := func(name string) v1.Container { return TestServer(name, PreStopHook("2s"), Env("DRAIN=1s")) }
 		sidecar := func(name string) v1.Container {
-			return server(name, readiness(), preStopHook("2s"), env("DRAIN=1s"))
+			return TestServer(name, Readiness(), PreStopHook("2s"), Env("DRAIN=1s"))
 		}
-		pod := createPod(ctx, ns, newPod("delete-order",
-			held(), gracePeriod(60),
-			sidecarsAnnotation("proxy,logger"),
-			containers(app("app1"), sidecar("proxy"), sidecar("logger"), app("app2"))))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		logs := followLogs(ctx, pod)
-		deletePod(ctx, pod)
-		p := waitTerminated(ctx, pod, 2*time.Minute)
-		tl := logs.wait(ctx, time.Minute)
+		pod := cluster.CreatePod(ctx, ns, NewPod("delete-order",
+			Held(), TerminationGracePeriod(60),
+			AnnotatedSidecars("proxy", "logger"),
+			Containers(app("app1"), sidecar("proxy"), sidecar("logger"), app("app2"))))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		logs := cluster.FollowLogs(ctx, pod)
+		cluster.DeletePod(ctx, pod)
+		p := cluster.WaitTerminated(ctx, pod, 2*time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
 
 		// Rule 11: both apps' hooks run at once, each app's SIGTERM after its hook.
-		tl.expectBefore("11", first("app1", "prestop:hook-start"), first("app2", "prestop:hook-end"))
-		tl.expectBefore("11", first("app2", "prestop:hook-start"), first("app1", "prestop:hook-end"))
+		expectTimeline("11", tl, HappenBefore(First("app1", "prestop:hook-start"), First("app2", "prestop:hook-end")))
+		expectTimeline("11", tl, HappenBefore(First("app2", "prestop:hook-start"), First("app1", "prestop:hook-end")))
 		for _, a := range []string{"app1", "app2"} {
-			tl.expectOrder("11", first(a, "prestop:hook-end"), first(a, "sigterm"))
+			expectTimeline("11", tl, HappenInOrder(First(a, "prestop:hook-end"), First(a, "sigterm")))
 			// Sidecars keep running until every app has exited.
 			for _, s := range []string{"proxy", "logger"} {
-				tl.expectOrder("12", first(a, "exiting"), first(s, "prestop:hook-start"))
+				expectTimeline("12", tl, HappenInOrder(First(a, "exiting"), First(s, "prestop:hook-start")))
 			}
 		}
 		// Rule 12: reverse annotation order, each sidecar's preStop at its turn.
-		tl.expectOrder("12",
-			first("logger", "prestop:hook-start"), first("logger", "prestop:hook-end"), first("logger", "sigterm"), first("logger", "exiting"),
-			first("proxy", "prestop:hook-start"), first("proxy", "prestop:hook-end"), first("proxy", "sigterm"), first("proxy", "exiting"))
-		expectFinishedInOrder("12", p, []string{"app1", "app2"}, []string{"logger"}, []string{"proxy"})
+		expectTimeline("12", tl, HappenInOrder(
+			First("logger", "prestop:hook-start"), First("logger", "prestop:hook-end"), First("logger", "sigterm"), First("logger", "exiting"),
+			First("proxy", "prestop:hook-start"), First("proxy", "prestop:hook-end"), First("proxy", "sigterm"), First("proxy", "exiting")))
+		expectTimeline("12", StatusTimeline(p), StopInStages([]string{"app1", "app2"}, []string{"logger"}, []string{"proxy"}))
 		expectOneEvent(ctx, "12", p, v1.EventTypeNormal, sidecars.ReasonTerminatingSidecars, "logger, proxy")
 	})
 
 	DescribeTable("[rule 13] stops the pod within its grace period plus 2 s",
-		func(ctx SpecContext, grace int64, opts ...containerOpt) {
-			c := func(name string, more ...containerOpt) v1.Container {
-				return server(name, append(append([]containerOpt{readiness()}, opts...), more...)...)
+		func(ctx SpecContext, grace int64, opts ...ContainerOption) {
+			c := func(name string, more ...ContainerOption) v1.Container {
+				return TestServer(name, append(append([]ContainerOption{Readiness()}, opts...), more...)...)
 			}
-			pod := createPod(ctx, ns, newPod("deadline",
-				held(), gracePeriod(grace),
-				sidecarsAnnotation("proxy,logger"),
-				initContainers(c("mesh", native())),
-				containers(c("app"), c("proxy"), c("logger"))))
-			running := waitPod(ctx, pod, 2*time.Minute, allRunning)
+			pod := cluster.CreatePod(ctx, ns, NewPod("deadline",
+				Held(), TerminationGracePeriod(grace),
+				AnnotatedSidecars("proxy", "logger"),
+				InitContainers(c("mesh", Native())),
+				Containers(c("app"), c("proxy"), c("logger"))))
+			running := cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
 			exits := watchExits(ctx, running)
-			logs := followLogs(ctx, pod)
-			w := watchPod(ctx, pod)
-			deleted := deletePod(ctx, pod)
-			observed, _ := untilStopped(ctx, w, 2*time.Minute)
-			p := waitTerminated(ctx, pod, time.Minute)
-			tl := logs.wait(ctx, time.Minute)
+			logs := cluster.FollowLogs(ctx, pod)
+			w := cluster.WatchPod(ctx, pod)
+			deleted := cluster.DeletePod(ctx, pod)
+			observed, _ := UntilStopped(ctx, w, 2*time.Minute)
+			p := cluster.WaitTerminated(ctx, pod, time.Minute)
+			tl := logs.Wait(ctx, time.Minute)
 			limit := time.Duration(grace)*time.Second + 2*time.Second
 
 			// From the kubelet's start of the termination, which is the
@@ -125,7 +126,7 @@ var _ = Describe("Termination", func() {
 				}
 			} else {
 				source = "finishedAt (1 s resolution, so a lower bound)"
-				for _, st := range allStatuses(p) {
+				for _, st := range AllStatuses(p) {
 					if t := st.State.Terminated; t != nil && t.FinishedAt.After(end) {
 						end, last = t.FinishedAt.Time, st.Name
 					}
@@ -145,68 +146,67 @@ var _ = Describe("Termination", func() {
 					grace, seen.Round(time.Millisecond), limit, observationSlack)
 			}
 		},
-		Entry("containers that ignore SIGTERM", int64(6), env("IGNORE_SIGTERM=true")),
-		Entry("preStop hooks longer than the grace period", int64(6), preStopHook("30s")),
+		Entry("containers that ignore SIGTERM", int64(6), Env("IGNORE_SIGTERM=true")),
+		Entry("preStop hooks longer than the grace period", int64(6), PreStopHook("30s")),
 	)
 
 	It("[rule 14] does not restart a sidecar that exits during termination before its turn", func(ctx SpecContext) {
-		pod := createPod(ctx, ns, newPod("exit-early",
-			held(), gracePeriod(60), restartPolicy(v1.RestartPolicyAlways), sharedVolume(),
-			sidecarsAnnotation("proxy,logger"),
-			containers(
+		pod := cluster.CreatePod(ctx, ns, NewPod("exit-early",
+			Held(), TerminationGracePeriod(60), RestartPolicy(v1.RestartPolicyAlways), SharedVolume(),
+			AnnotatedSidecars("proxy", "logger"),
+			Containers(
 				// The app's preStop hook makes the logger exit, then takes 3 s.
-				server("app", mountShared(), preStopHook("3s", "--touch", "/shared/stop")),
-				server("proxy", readiness()),
-				server("logger", readiness(), mountShared(), env("EXIT_WHEN_FILE=/shared/stop", "EXIT_CODE=0")),
+				TestServer("app", MountShared(), PreStopHook("3s", "--touch", "/shared/stop")),
+				TestServer("proxy", Readiness()),
+				TestServer("logger", Readiness(), MountShared(), Env("EXIT_WHEN_FILE=/shared/stop", "EXIT_CODE=0")),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
-		logs := followLogs(ctx, pod)
-		deletePod(ctx, pod)
-		p := waitTerminated(ctx, pod, 2*time.Minute)
-		tl := logs.wait(ctx, time.Minute)
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		logs := cluster.FollowLogs(ctx, pod)
+		cluster.DeletePod(ctx, pod)
+		p := cluster.WaitTerminated(ctx, pod, 2*time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
 		// The premise: the logger exited before the app did, before its turn.
-		tl.expectBefore("14 (premise)", first("logger", "exiting"), first("app", "exiting"))
-		if n := len(tl.all("logger", "started")); n != 1 {
+		expectTimeline("14 (premise)", tl, HappenBefore(First("logger", "exiting"), First("app", "exiting")))
+		if n := len(tl.All("logger", "started")); n != 1 {
 			failRule("14", "sidecar logger exited during termination and was started %d times\ntimeline seen:\n%s", n, tl)
 		}
-		Expect(status(p, "logger").RestartCount).To(BeZero(), ruleMsg("14", "sidecar that exited during termination restarted"))
-		tl.expectOrder("12", first("app", "exiting"), first("proxy", "sigterm"))
+		Expect(Status(p, "logger").RestartCount).To(BeZero(), ruleMsg("14", "sidecar that exited during termination restarted"))
+		expectTimeline("12", tl, HappenInOrder(First("app", "exiting"), First("proxy", "sigterm")))
 	})
 
 	It("[rule 12] stops annotated sidecars in reverse order, then native sidecars in reverse order; native preStop hooks start with the termination", func(ctx SpecContext) {
-		sidecar := func(name string, opts ...containerOpt) v1.Container {
-			return server(name, append([]containerOpt{env("DRAIN=1s")}, opts...)...)
+		sidecar := func(name string, opts ...ContainerOption) v1.Container {
+			return TestServer(name, append([]ContainerOption{Env("DRAIN=1s")}, opts...)...)
 		}
-		pod := createPod(ctx, ns, newPod("mixed",
-			held(), gracePeriod(60),
-			sidecarsAnnotation("a1,a2"),
-			initContainers(
-				sidecar("n1", native(), preStopHook("0s")),
-				sidecar("n2", native()),
+		pod := cluster.CreatePod(ctx, ns, NewPod("mixed",
+			Held(), TerminationGracePeriod(60),
+			AnnotatedSidecars("a1", "a2"),
+			InitContainers(
+				sidecar("n1", Native(), PreStopHook("0s")),
+				sidecar("n2", Native()),
 			),
-			containers(
-				server("app", preStopHook("1s"), env("DRAIN=1s")),
-				sidecar("a1", preStopHook("0s")),
+			Containers(
+				TestServer("app", PreStopHook("1s"), Env("DRAIN=1s")),
+				sidecar("a1", PreStopHook("0s")),
 				sidecar("a2"),
 			)))
-		waitPod(ctx, pod, 2*time.Minute, allRunning)
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
 		// Startup: native sidecars (init phase), then annotated sidecars in
 		// order, then the app.
-		currentTimeline(ctx, pod, first("app", "started")).expectOrder("1, 2",
-			first("n1", "started"), first("n2", "started"), first("a1", "started"), first("a2", "started"), first("app", "started"))
+		expectTimeline("1, 2", cluster.WaitForTimeline(ctx, pod, First("app", "started")), StartInOrder("n1", "n2", "a1", "a2", "app"))
 
-		logs := followLogs(ctx, pod)
-		deletePod(ctx, pod)
-		p := waitTerminated(ctx, pod, 2*time.Minute)
-		tl := logs.wait(ctx, time.Minute)
-		tl.expectOrder("12",
-			first("app", "exiting"),
-			first("a2", "sigterm"), first("a2", "exiting"),
-			first("a1", "prestop:hook-start"), first("a1", "sigterm"), first("a1", "exiting"),
-			first("n2", "sigterm"), first("n2", "exiting"),
-			first("n1", "sigterm"), first("n1", "exiting"))
+		logs := cluster.FollowLogs(ctx, pod)
+		cluster.DeletePod(ctx, pod)
+		p := cluster.WaitTerminated(ctx, pod, 2*time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
+		expectTimeline("12", tl, HappenInOrder(
+			First("app", "exiting"),
+			First("a2", "sigterm"), First("a2", "exiting"),
+			First("a1", "prestop:hook-start"), First("a1", "sigterm"), First("a1", "exiting"),
+			First("n2", "sigterm"), First("n2", "exiting"),
+			First("n1", "sigterm"), First("n1", "exiting")))
 		// Native sidecars keep upstream's timing: preStop at termination start.
-		tl.expectBefore("12", first("n1", "prestop:hook-start"), first("app", "exiting"))
-		expectFinishedInOrder("12", p, []string{"app"}, []string{"a2"}, []string{"a1"}, []string{"n2"}, []string{"n1"})
+		expectTimeline("12", tl, HappenBefore(First("n1", "prestop:hook-start"), First("app", "exiting")))
+		expectTimeline("12", StatusTimeline(p), StopInOrder("app", "a2", "a1", "n2", "n1"))
 	})
 })

@@ -151,10 +151,10 @@ gobench_args=()
 if [ "${BENCH_GO:-1}" != 0 ]; then
   up_tree="$BUILD_DIR/upstream/kubernetes"
   [ -d "$up_tree" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
-  # The benchmark is in the series' test patch, with the two helpers it
+  # The benchmark is in the start patch's tests, with the two helpers it
   # takes from the minor's harness seam; the pristine tree gets the same
   # functions in a file of its own while its test binary is built.
-  src="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_test.go"
+  src="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_start_test.go"
   seam="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_harness_test.go"
   grep -q '^func BenchmarkComputePodActions' "$src" || die "no BenchmarkComputePodActions in $src"
   for f in newBenchmarkRuntimeManager initializeActuatedPod; do

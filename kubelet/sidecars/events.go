@@ -17,8 +17,11 @@ limitations under the License.
 package sidecars
 
 import (
+	"strings"
 	"sync"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -94,5 +97,90 @@ func (l *EventLatch) ForgetKeys(pod types.UID, keys ...string) {
 	defer l.mu.Unlock()
 	for _, key := range keys {
 		delete(l.seen[pod], key)
+	}
+}
+
+// Event is an event the kubelet records about a pod for sidecar ordering.
+// The kubelet records it once per occurrence: once per Key and pod
+// (EventLatch).
+type Event struct {
+	// Type is v1.EventTypeNormal or v1.EventTypeWarning.
+	Type    string
+	Reason  string
+	Message string
+	// Key tells occurrences apart: an event whose key the latch has seen for
+	// the pod is a repeat of one already recorded.
+	Key string
+	// AppsWaited is, for SidecarsReady, how long the app containers waited
+	// for their sidecars (the AppStartWaitDuration metric); zero when the
+	// sidecars' start time is unknown.
+	AppsWaited time.Duration
+}
+
+// InvalidAnnotationEvent is the event of a pod whose sidecar annotations
+// are malformed (err says how): the pod runs without sidecar ordering. Each
+// distinct error is its own occurrence.
+func InvalidAnnotationEvent(err error) Event {
+	return Event{
+		Type:    v1.EventTypeWarning,
+		Reason:  ReasonInvalidSidecarAnnotation,
+		Message: "Running the pod without sidecar ordering: " + err.Error(),
+		Key:     ReasonInvalidSidecarAnnotation + ": " + err.Error(),
+	}
+}
+
+// AnnotationChangedEvent is the event of a running pod whose sidecar
+// annotations changed since it started (DescribeChange): the kubelet keeps
+// those it started with. Each distinct change is its own occurrence.
+func AnnotationChangedEvent(started, now *v1.Pod) Event {
+	change := DescribeChange(started, now)
+	return Event{
+		Type:    v1.EventTypeWarning,
+		Reason:  ReasonSidecarAnnotationChanged,
+		Message: "Ignoring the change of the pod's sidecar annotations (" + change + "): they are fixed while the pod runs",
+		Key:     ReasonSidecarAnnotationChanged + ": " + change,
+	}
+}
+
+// Events are the events of the plan, decided at now: WaitingForSidecars
+// while app containers are held, SidecarsReady in the sync that releases
+// them, with how long they waited (to a tenth of a second in the message).
+// A pod has one occurrence of each per sandbox.
+func (p StartPlan) Events(l Layout, now time.Time) []Event {
+	var events []Event
+	if len(p.Held) > 0 {
+		events = append(events, Event{
+			Type:    v1.EventTypeNormal,
+			Reason:  ReasonWaitingForSidecars,
+			Message: "Waiting for sidecar " + p.WaitingOn + " to be ready before starting " + strings.Join(p.Held, ", "),
+			Key:     ReasonWaitingForSidecars,
+		})
+	}
+	if p.Released {
+		e := Event{Type: v1.EventTypeNormal, Reason: ReasonSidecarsReady, Key: ReasonSidecarsReady}
+		waited := ""
+		if !p.SidecarsStartedAt.IsZero() {
+			e.AppsWaited = now.Sub(p.SidecarsStartedAt)
+			waited = " after " + e.AppsWaited.Round(100*time.Millisecond).String()
+		}
+		e.Message = "Sidecars " + strings.Join(l.Sidecars, ", ") + " are ready" + waited + "; starting the app containers"
+		events = append(events, e)
+	}
+	return events
+}
+
+// StartEventKeys are the keys of the start events (StartPlan.Events), which
+// occur again when the pod starts anew in a new sandbox.
+var StartEventKeys = []string{ReasonWaitingForSidecars, ReasonSidecarsReady}
+
+// TerminatingEvent is the event of a pod whose app containers have exited
+// while its sidecars still run: they stop in stopOrder. A pod has one per
+// termination.
+func TerminatingEvent(stopOrder []string) Event {
+	return Event{
+		Type:    v1.EventTypeNormal,
+		Reason:  ReasonTerminatingSidecars,
+		Message: "App containers have exited; stopping sidecars in order: " + strings.Join(stopOrder, ", "),
+		Key:     ReasonTerminatingSidecars,
 	}
 }

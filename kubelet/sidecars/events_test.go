@@ -17,11 +17,15 @@ limitations under the License.
 package sidecars
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -203,5 +207,68 @@ func TestEventLatchConcurrent(t *testing.T) {
 	}
 	if latch.First("pod-1", ReasonWaitingForSidecars) {
 		t.Errorf("First() returned true after the concurrent calls, want false")
+	}
+}
+
+func TestEvents(t *testing.T) {
+	t0 := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
+	layout := Layout{Sidecars: []string{"proxy", "logger"}}
+	started := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SidecarsAnnotation: "proxy"}}}
+	now := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{SidecarsAnnotation: "proxy,logger"}}}
+
+	testCases := []struct {
+		name string
+		got  []Event
+		want []Event
+	}{
+		{
+			name: "apps held: WaitingForSidecars names the sidecar and the apps",
+			got:  StartPlan{Held: []string{"app", "worker"}, WaitingOn: "proxy"}.Events(layout, t0),
+			want: []Event{{Type: v1.EventTypeNormal, Reason: ReasonWaitingForSidecars, Key: ReasonWaitingForSidecars,
+				Message: "Waiting for sidecar proxy to be ready before starting app, worker"}},
+		},
+		{
+			name: "apps released: SidecarsReady says how long they waited, to a tenth of a second",
+			got:  StartPlan{Start: []string{"app"}, Released: true, SidecarsStartedAt: t0}.Events(layout, t0.Add(1234*time.Millisecond)),
+			want: []Event{{Type: v1.EventTypeNormal, Reason: ReasonSidecarsReady, Key: ReasonSidecarsReady, AppsWaited: 1234 * time.Millisecond,
+				Message: "Sidecars proxy, logger are ready after 1.2s; starting the app containers"}},
+		},
+		{
+			name: "apps released, the sidecars' start unknown: no wait in the message",
+			got:  StartPlan{Start: []string{"app"}, Released: true}.Events(layout, t0),
+			want: []Event{{Type: v1.EventTypeNormal, Reason: ReasonSidecarsReady, Key: ReasonSidecarsReady,
+				Message: "Sidecars proxy, logger are ready; starting the app containers"}},
+		},
+		{
+			name: "a sidecar starts, nobody held: no event",
+			got:  StartPlan{Start: []string{"proxy"}}.Events(layout, t0),
+		},
+		{
+			name: "malformed annotations: a Warning per distinct error",
+			got:  []Event{InvalidAnnotationEvent(errors.New(`container "nope" does not exist`))},
+			want: []Event{{Type: v1.EventTypeWarning, Reason: ReasonInvalidSidecarAnnotation,
+				Message: `Running the pod without sidecar ordering: container "nope" does not exist`,
+				Key:     `InvalidSidecarAnnotation: container "nope" does not exist`}},
+		},
+		{
+			name: "changed annotations: a Warning per distinct change",
+			got:  []Event{AnnotationChangedEvent(started, now)},
+			want: []Event{{Type: v1.EventTypeWarning, Reason: ReasonSidecarAnnotationChanged,
+				Message: `Ignoring the change of the pod's sidecar annotations (` + SidecarsAnnotation + ` changed from "proxy" to "proxy,logger"): they are fixed while the pod runs`,
+				Key:     ReasonSidecarAnnotationChanged + `: ` + SidecarsAnnotation + ` changed from "proxy" to "proxy,logger"`}},
+		},
+		{
+			name: "termination: the sidecars' stop order",
+			got:  []Event{TerminatingEvent([]string{"logger", "proxy"})},
+			want: []Event{{Type: v1.EventTypeNormal, Reason: ReasonTerminatingSidecars, Key: ReasonTerminatingSidecars,
+				Message: "App containers have exited; stopping sidecars in order: logger, proxy"}},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("events mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -53,6 +53,10 @@ type ContainerStatus struct {
 type StartPlan struct {
 	// Start lists the containers to start in this sync, in spec order.
 	Start []string
+	// StartIndices are the indices of Start in the statuses PlanStart was
+	// given, which are those of spec.containers: the sync's
+	// ContainersToStart.
+	StartIndices []int
 	// Held lists the app containers that upstream would start now but that
 	// wait for their sidecars.
 	Held []string
@@ -111,7 +115,11 @@ func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, termina
 		}
 	}
 
-	for _, s := range statuses {
+	start := func(i int) {
+		plan.Start = append(plan.Start, statuses[i].Name)
+		plan.StartIndices = append(plan.StartIndices, i)
+	}
+	for i, s := range statuses {
 		upstreamStarts := slices.Contains(upstream, s.Name)
 		if !l.IsSidecar(s.Name) {
 			switch {
@@ -119,7 +127,7 @@ func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, termina
 			case !appsCreated && plan.WaitingOn != "":
 				plan.Held = append(plan.Held, s.Name)
 			default:
-				plan.Start = append(plan.Start, s.Name)
+				start(i)
 				plan.Released = plan.Released || !appsCreated
 			}
 			continue
@@ -132,12 +140,12 @@ func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, termina
 			// replace one killed by its probe under restartPolicy Never
 			// too, as a sidecar that exits is (SPEC rule 5).
 			if upstreamStarts || (s.Killed && !terminating) {
-				plan.Start = append(plan.Start, s.Name)
+				start(i)
 			}
 		case !mayStart:
 			// Waits behind an earlier sidecar that is not ready.
 		case upstreamStarts || !terminating:
-			plan.Start = append(plan.Start, s.Name)
+			start(i)
 		}
 	}
 	if len(plan.Held) == 0 {

@@ -1,0 +1,73 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package podorder asserts the order in which a pod's containers start and
+// stop on a node running sidecar-kubelet, from a ginkgo suite: sidecar-kubelet's
+// own e2e suite (e2e/) and yours.
+//
+// It has four parts:
+//
+//   - pod builders: NewPod with Containers, InitContainers,
+//     AnnotatedSidecars, WaitReady, Held, ...; TestServer containers of the
+//     test image (e2e/images/testserver) with Env, Readiness, Native,
+//     PreStopHook, ... Cluster.CreatePod pins the pod to the cluster's node
+//     and fills in the image.
+//   - timelines: the events of a pod's containers in time order, from the
+//     test server's RFC3339Nano log lines (Cluster.LogTimeline,
+//     Cluster.WaitForTimeline, Cluster.FollowLogs for a pod being deleted)
+//     or, for any image, from the pod status's startedAt and finishedAt
+//     (StatusTimeline, to the second).
+//   - gomega matchers of a Timeline or a pod: StartInOrder, StopInOrder,
+//     StopInReverseOrder, StopInStages, StartAfterReady, HappenInOrder,
+//     HappenBefore. A failure names the containers, their times and shows
+//     the whole timeline.
+//   - cluster helpers for any cluster: Connect (kubeconfig, a Ready
+//     schedulable node, the test image present on it, checked by running it
+//     with imagePullPolicy Never), Cluster.NewNamespace with Pod Security
+//     labels, waits and watches of pods, events, and the kubelet's feature
+//     gate (Cluster.FeatureEnabled).
+//
+// A suite of your own:
+//
+//	import (
+//		. "github.com/onsi/ginkgo/v2"
+//		. "github.com/onsi/gomega"
+//		po "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
+//	)
+//
+//	var cluster *po.Cluster
+//
+//	var _ = BeforeSuite(func(ctx SpecContext) {
+//		cluster = po.Connect(ctx, po.Options{}) // $KUBECONFIG, any Ready node
+//	})
+//
+//	var _ = It("starts the proxy before the app", func(ctx SpecContext) {
+//		ns := cluster.NewNamespace(ctx, po.PodSecurityBaseline)
+//		pod := cluster.CreatePod(ctx, ns, po.NewPod("demo",
+//			po.AnnotatedSidecars("proxy"),
+//			po.Containers(
+//				po.TestServer("app"),
+//				po.TestServer("proxy", po.Readiness(), po.Env("READY_AFTER=2s")),
+//			)))
+//		cluster.WaitPod(ctx, pod, 2*time.Minute, po.AllRunning)
+//		tl := cluster.WaitForTimeline(ctx, pod, po.First("app", po.EventStarted))
+//		Expect(tl).To(po.StartInOrder("proxy", "app"))
+//		Expect(tl).To(po.StartAfterReady("app", "proxy"))
+//	})
+//
+// The helpers fail the running spec through ginkgo and gomega; the
+// timelines and matchers need neither a cluster nor ginkgo.
+package podorder
