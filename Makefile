@@ -1,4 +1,5 @@
-# Entry points; the work is done by the scripts in hack/.
+# Entry points; the work is done by the scripts in hack/, one folder per subsystem
+# (patches/, cluster/, e2e-node/, bench/, kind/, images/; docs/development.md).
 # K8S_VERSION picks the upstream release the patch series is applied to:
 # unset, the pinned release of the newest minor; X.Y (e.g. 1.36), the pinned
 # release of that minor; X.Y.Z, that release. Each minor's pinned release is
@@ -15,11 +16,11 @@ E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate si
 	node-image test-tools kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
 
 help: ## list the targets
-	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/k8s-version.sh)). Targets:"
+	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
 	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | \
 	  awk -F'\t' '{ printf "  %-22s %s\n", $$1, $$2 }'
 	@echo "Environment (the targets that read it):"
-	@printf '  %-46s %s\n' \
+	@printf '  %-48s %s\n' \
 	  "K8S_VERSION=X.Y | X.Y.Z" "the upstream release (all); default the newest minor's pinned release" \
 	  "FORCE=1" "discard unexported work (import-patches, clean)" \
 	  "SIDECAR_ORDERING_DEFAULT=false" "link the kubelet with the gate off by default (kubelet)" \
@@ -30,7 +31,7 @@ help: ## list the targets
 	  "CLUSTER_INSTANCE=N" "a second local cluster (up, down, kubelet-restart, e2e, bench)" \
 	  "KUBECONFIG=path" "the cluster to test (e2e)" \
 	  "FOCUS= SKIP= LABEL_FILTER= PROCS=" "which specs, how many at once (e2e, e2e-node)" \
-	  "BENCH_REPEAT= BENCH_PARALLEL= BENCH_WAYS=" "samples, lanes, ways (bench; see hack/bench.sh)" \
+	  "BENCH_REPEAT= BENCH_PARALLEL= BENCH_WAYS=" "samples, lanes, ways (bench; see hack/bench/run.sh)" \
 	  "BENCH_GO=0 BENCH_OUT=dir" "no Go benchmark; the report elsewhere (bench)" \
 	  "BENCH_FORK_KUBELET=path" "the fork's kubelet to measure (bench)" \
 	  "BASE_TAR= BASE_REF= NODE_IMAGE=" "the node image's base and name (node-image)" \
@@ -39,16 +40,16 @@ help: ## list the targets
 	  "VERSIONS=\"1.36 1.35.8\"" "only these releases (verify-versions)"
 
 kubelet: ## build the patched kubelet into _output/vX.Y.Z/bin/kubelet
-	hack/build-kubelet.sh
+	hack/patches/build-kubelet.sh
 
 fetch-upstream: ## fetch upstream Kubernetes into the work tree _output/vX.Y.Z/kubernetes
-	hack/fetch-upstream.sh
+	hack/patches/fetch-upstream.sh
 
 import-patches: ## apply patches/vX.Y/series to the work tree as commits
-	hack/import-patches.sh
+	hack/patches/import-patches.sh
 
 export-patches: ## write the work tree's commits back to patches/vX.Y
-	hack/export-patches.sh
+	hack/patches/export-patches.sh
 
 test: kubelet test-unit test-tools test-e2e-tools test-bench test-patch-roundtrip test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
@@ -56,51 +57,51 @@ test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
 	go test -count=1 ./kubelet/... ./hack/images/...
 
 test-patch-roundtrip: ## import patches/vX.Y into a throwaway clone, export it again: the files come back byte for byte
-	hack/check-patch-roundtrip.sh
+	hack/patches/check-patch-roundtrip.sh
 
 test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
-	hack/import-patches.sh
-	hack/test-upstream.sh
+	hack/patches/import-patches.sh
+	hack/patches/test-upstream.sh
 
 up: kubelet images ## build the kubelet and test images, start (or check) the local cluster; kubeconfig: _output/cluster/kubeconfig
-	hack/build-cluster-bins.sh
-	hack/cluster-up.sh
+	hack/cluster/build-bins.sh
+	hack/cluster/up.sh
 
 down: ## stop the local cluster, remove its pods, mounts, bridge and state
-	hack/cluster-down.sh
+	hack/cluster/down.sh
 
 kubelet-upstream: ## build the unpatched kubelet into _output/vX.Y.Z/bin/kubelet-upstream
-	hack/build-kubelet-upstream.sh
+	hack/patches/build-kubelet-upstream.sh
 
 bench: kubelet ## benchmarks on the local cluster (make up first): fork vs native, postStart, upstream; report in docs/bench. BENCH_REPEAT=
-	hack/bench.sh
+	hack/bench/run.sh
 
 test-bench: ## unit tests of the benchmark program (bench/)
 	go test -count=1 ./bench/...
 
 kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready; KUBELET_BIN= runs another
-	hack/kubelet-restart.sh
+	hack/cluster/kubelet-restart.sh
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image
-	hack/build-cluster-bins.sh
+	hack/cluster/build-bins.sh
 
 images: ## build the e2e images into _output/images/*.tar (testserver)
-	hack/build-images.sh
+	hack/images/build.sh
 
 e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS=, SKIP=, LABEL_FILTER=, PROCS=
 	FOCUS="$(FOCUS)" SKIP="$(SKIP)" LABEL_FILTER="$(LABEL_FILTER)" e2e/run.sh
 
 test-e2e: kubelet ## the e2e suite on the local cluster: images, make up, the whole suite, make down (a cluster already up stays)
-	hack/test-e2e.sh
+	hack/cluster/test-e2e.sh
 
 e2e-node: ## upstream's node e2e suite against the kubelet, own containerd; KUBELET=upstream, FOCUS=, SKIP=, PROCS=
-	KUBELET="$(KUBELET)" FOCUS="$(FOCUS)" SKIP="$(SKIP)" PROCS="$(PROCS)" LABEL_FILTER="$(LABEL_FILTER)" hack/e2e-node.sh
+	KUBELET="$(KUBELET)" FOCUS="$(FOCUS)" SKIP="$(SKIP)" PROCS="$(PROCS)" LABEL_FILTER="$(LABEL_FILTER)" hack/e2e-node/run.sh
 
 e2e-node-smoke: ## a few node e2e specs (about 2 min), for CI; KUBELET=upstream
-	KUBELET="$(KUBELET)" FOCUS="$(E2E_NODE_SMOKE_FOCUS)" SKIP="$(SKIP)" PROCS="$(or $(PROCS),4)" hack/e2e-node.sh
+	KUBELET="$(KUBELET)" FOCUS="$(E2E_NODE_SMOKE_FOCUS)" SKIP="$(SKIP)" PROCS="$(or $(PROCS),4)" hack/e2e-node/run.sh
 
 e2e-node-down: ## tear down what a killed make e2e-node left (containerd, kubelet, mounts, bridge)
-	hack/e2e-node.sh down
+	hack/e2e-node/run.sh down
 
 test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 	go test -count=1 ./e2e/...
@@ -108,9 +109,9 @@ test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 
 node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.Z.tar; BASE_TAR=, BASE_REF=
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
-	KUBELET_BIN="$(KUBELET_BIN)" hack/node-image.sh
+	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
 
-test-tools: ## unit tests of hack/tools (the node image builder, the kind configs) and of hack/kind's docker stand-in
+test-tools: ## unit tests of hack/tools (the node image builder, the kind configs, the node configs) and of hack/kind's docker stand-in
 	cd hack/tools && go test -count=1 ./...
 	hack/kind/standin/test.sh
 
@@ -135,7 +136,7 @@ kind-node-image: ## kind node image built from sources, no registry needed: _out
 kind-kubelet: ## prototyping on kind: rebuild the static kubelet, put it into every node of the cluster (NODES=), restart it
 	KUBELET_ONLY=1 hack/kind/build-node-parts.sh
 	KIND_CLUSTER=$$( [ "$${NODES:-1}" = 3 ] && echo sidecar-kubelet-multi || echo sidecar-kubelet ) \
-	  KUBELET_BIN=_output/kind/v$$(hack/k8s-version.sh)/bin/kubelet hack/kind/kubelet-restart.sh
+	  KUBELET_BIN=_output/kind/v$$(hack/patches/k8s-version.sh)/bin/kubelet hack/kind/kubelet-restart.sh
 
 test-kind: ## the e2e suite on a one-node kind cluster (NODES=3: three nodes): kind-up, e2e, kind-down
 	hack/kind/test-kind.sh
@@ -145,10 +146,10 @@ kind-probe: ## can a kind node run on this machine? a systemd container started 
 
 rebase: ## rebase the series onto a new upstream release: TO=X.Y.Z (three-way; NO_TEST=1 skips the tests)
 	@[ -n "$(TO)" ] || { echo "usage: make rebase TO=1.37.2" >&2; exit 2; }
-	hack/rebase.sh $(TO)
+	hack/patches/rebase.sh $(TO)
 
 verify-versions: ## for every series under patches/: build its kubelet, run test-upstream (slow: not in make test)
-	hack/verify-versions.sh
+	hack/patches/verify-versions.sh
 
 clean: ## remove _output (refuses if the work tree holds unexported work; FORCE=1 to discard)
-	hack/clean.sh
+	hack/patches/clean.sh

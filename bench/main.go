@@ -16,7 +16,7 @@ limitations under the License.
 
 // Command bench measures sidecar ordering on the local cluster (make bench):
 // the fork's annotated sidecars against native sidecars, the postStart-hook
-// workaround and the unpatched kubelet. hack/bench.sh drives it.
+// workaround and the unpatched kubelet. hack/bench/run.sh drives it.
 //
 //	bench run -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR \
 //	    -ways fork/annotated,... -repeat N -out samples.jsonl
@@ -124,7 +124,7 @@ func pictureKey(k string) string {
 func reportCmd(args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	samplesPath := fs.String("samples", "", "samples (JSON lines) of bench run")
-	goBench := fs.String("gobench", "", "computePodActions benchmark output of hack/bench.sh")
+	goBench := fs.String("gobench", "", "computePodActions benchmark output of hack/bench/run.sh")
 	meta := fs.String("meta", "", "markdown to put at the top (date, machine, load)")
 	segmentsPath := fs.String("segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
 	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
@@ -207,7 +207,7 @@ func reportCmd(args []string) error {
 		md.Write(b)
 		md.WriteString("\n")
 	}
-	md.WriteString("Written by `make bench` (hack/bench.sh, bench/). What each scenario measures, the goals and the\n" +
+	md.WriteString("Written by `make bench` (hack/bench/run.sh, bench/). What each scenario measures, the goals and the\n" +
 		"analysis of the latest committed run: the README's Benchmarks section. Times in ms; p50 and p95 are\n" +
 		"nearest-rank percentiles, so with few samples p95 is the maximum.\n\n")
 	md.WriteString("## Against the goals\n\n")

@@ -321,7 +321,7 @@ type GoBench struct {
 }
 
 // ParseGoBench reads `go test -bench` output; every line of it is
-// prefixed with the tree's name and a tab by hack/bench.sh ("patched\t...").
+// prefixed with the tree's name and a tab by hack/bench/run.sh ("patched\t...").
 func ParseGoBench(r io.Reader) ([]GoBench, error) {
 	var out []GoBench
 	sc := bufio.NewScanner(r)

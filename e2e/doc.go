@@ -31,7 +31,7 @@ limitations under the License.
 //	NODE_NAME                   the node to pin pods to (default: the one
 //	                            schedulable node)
 //	TESTSERVER_IMAGE            default sidecar-kubelet.local/testserver:1
-//	                            (hack/build-images.sh; pulled IfNotPresent)
+//	                            (hack/images/build.sh; pulled IfNotPresent)
 //	SIDECAR_E2E_KUBELET_RESTART a command that restarts the node's kubelet
 //	                            and returns once it is back, honouring
 //	                            KUBELET_FEATURE_GATES; without it the specs

@@ -63,7 +63,7 @@ BUILD_DIR="$OUTPUT/v$K8S_VERSION"
 # The upstream work tree, a git repository: the tag "upstream" marks the
 # pristine release, the branch "patches" carries the series as commits.
 # PATCH_TREE= points the patch scripts at another clone of it (the round-trip
-# check of hack/check-patch-roundtrip.sh), whose import stamp then lives in
+# check of hack/patches/check-patch-roundtrip.sh), whose import stamp then lives in
 # that clone's .git.
 TREE="${PATCH_TREE:-$BUILD_DIR/kubernetes}"
 APPLIED_STAMP="$BUILD_DIR/applied.stamp"
@@ -74,7 +74,7 @@ APPLIED_STAMP="$BUILD_DIR/applied.stamp"
 # that do not depend on the release (containerd, hack/tools).
 K8S_BIN_DIR="$BUILD_DIR/bin"
 # Upstream's node e2e suite of this release (e2e_node.test, ginkgo) and its
-# test images, built by hack/build-e2e-node*.sh for hack/e2e-node.sh.
+# test images, built by hack/e2e-node/build-*.sh for hack/e2e-node/run.sh.
 E2E_NODE_BIN_DIR="$BUILD_DIR/e2e-node/bin"
 E2E_NODE_IMAGES_DIR="$BUILD_DIR/e2e-node/images"
 BIN_DIR="$OUTPUT/bin"
@@ -260,6 +260,35 @@ version_stamp() {
 add_version_ldflag() {
   VERSION_LDFLAGS+=("-X k8s.io/client-go/pkg/version.$1=$2" "-X k8s.io/component-base/version.$1=$2")
 }
+
+# build_kubelet WHAT OUT VERSION FINGERPRINT MODULE_DIR LDFLAGS builds
+# k8s.io/kubernetes/cmd/kubelet of the build module MODULE_DIR into OUT,
+# linked with LDFLAGS, unless OUT is there and OUT.fingerprint holds
+# FINGERPRINT (a digest of every input, which the caller knows: a no-op go
+# build of the kubelet still takes tens of seconds to check and relink).
+# The new binary must report VERSION (a mistyped -X is silently ignored by
+# the linker); it replaces OUT only then, and its fingerprint after it.
+# WHAT names it in the log ("the kubelet v1.37.2-...").
+build_kubelet() (
+  set -e
+  local what="$1" out="$2" version="$3" fingerprint="$4" module_dir="$5" ldflags="$6" tmp got start=$SECONDS
+  if [ -x "$out" ] && [ "$(cat "$out.fingerprint" 2>/dev/null || true)" = "$fingerprint" ]; then
+    log "up to date: $out"
+    return 0
+  fi
+  mkdir -p "$(dirname "$out")"
+  tmp="$(mktemp "$(dirname "$out")/.$(basename "$out").XXXXXX")"
+  trap 'rm -f "$tmp" "$out.fingerprint.tmp"' EXIT
+  log "building $what"
+  go_build() { (cd "$module_dir" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "$ldflags" k8s.io/kubernetes/cmd/kubelet); }
+  with_progress "building $what" go_build
+  got="$("$tmp" --version 2>&1 || true)"
+  [ "$got" = "Kubernetes $version" ] || die "the built kubelet reports '$got', expected 'Kubernetes $version'"
+  mv "$tmp" "$out"
+  echo "$fingerprint" > "$out.fingerprint.tmp"
+  mv "$out.fingerprint.tmp" "$out.fingerprint"
+  log "built $out ($version) in $((SECONDS - start))s"
+)
 
 # evented_pleg_by_default succeeds for the releases whose EventedPLEG gate is
 # the container-stop fast path (v1.37 and later).

@@ -166,7 +166,7 @@ func (c *Cluster) ExpectImageOnNode(ctx context.Context) {
 		p := c.GetPod(ctx, created)
 		for _, st := range p.Status.ContainerStatuses {
 			if w := st.State.Waiting; w != nil && (w.Reason == "ErrImageNeverPull" || w.Reason == "ErrImagePull" || w.Reason == "ImagePullBackOff") {
-				gomega.StopTrying(fmt.Sprintf("image %s is not on node %s (%s): build it with `make images` (hack/build-images.sh); "+
+				gomega.StopTrying(fmt.Sprintf("image %s is not on node %s (%s): build it with `make images` (hack/images/build.sh); "+
 					"`make up` imports _output/images/*.tar, and for kind: kind load image-archive _output/images/testserver.tar",
 					c.Image, c.Node, w.Reason)).Now()
 			}

@@ -22,10 +22,10 @@
 # Incremental: each group keeps a fingerprint of its inputs and is skipped
 # when it matches.
 #
-# Env: K8S_VERSION, CONTAINERD_VERSION (cluster-lib.sh's by default),
+# Env: K8S_VERSION, CONTAINERD_VERSION (hack/cluster/lib.sh's by default),
 #      KUBELET_ONLY=1 (build the kubelet alone: make kind-kubelet).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
 source "$ROOT/hack/kind/lib.sh"
 
 parts="$KIND_DIR/v$K8S_VERSION"
@@ -35,7 +35,7 @@ tmp="$(mktemp -d "$parts/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 # The work tree with the series (fetched and imported when missing or stale,
 # as make kubelet does).
-"$ROOT/hack/import-patches.sh"
+"$ROOT/hack/patches/import-patches.sh"
 go_env() { go env GOVERSION GOOS GOARCH GOAMD64 GOEXPERIMENT; }
 export CGO_ENABLED=0
 

@@ -78,11 +78,11 @@ cmd_up() {
     fi
   fi
   case "$from" in
-    registry) NODE_IMAGE="$node_image" BASE_REF="kindest/node:v$K8S_VERSION" "$ROOT/hack/node-image.sh" ;;
+    registry) NODE_IMAGE="$node_image" BASE_REF="kindest/node:v$K8S_VERSION" "$ROOT/hack/kind/node-image.sh" ;;
     sources) NODE_IMAGE="$node_image" "$ROOT/hack/kind/build-node-image.sh" ;;
     *) die "NODE_IMAGE_FROM must be auto, registry or sources, not '$from'" ;;
   esac
-  "$ROOT/hack/build-images.sh"
+  "$ROOT/hack/images/build.sh"
   local image_id
   image_id="$(docker image inspect -f '{{.Id}}' "$node_image")"
 

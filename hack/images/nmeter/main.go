@@ -1,5 +1,5 @@
 // Command nmeter is the part of busybox's nmeter applet that upstream's node
-// e2e specs use, for the test images of hack/build-e2e-node-images.sh:
+// e2e specs use, for the test images of hack/e2e-node/build-images.sh:
 // Debian's busybox is built without nmeter, and the specs log their
 // timestamps with
 //

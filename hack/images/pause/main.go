@@ -1,5 +1,5 @@
 // Command pause is the pod sandbox ("pause") image of the local cluster
-// (hack/cluster-up.sh): it holds the pod's namespaces and does nothing else.
+// (hack/cluster/up.sh): it holds the pod's namespaces and does nothing else.
 // As PID 1 of a pod that shares its process namespace it reaps orphans. It
 // exits 0 on SIGTERM or SIGINT.
 package main

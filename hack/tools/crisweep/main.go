@@ -1,7 +1,7 @@
 // Command crisweep stops and removes every pod sandbox and container of a CRI
 // runtime, through the CRI API as the kubelet would, so that the runtime
 // tears the pods' networks down too (the CNI DEL releases their IPs). The
-// local cluster's teardown (hack/cluster-down.sh) runs it once the kubelet is
+// local cluster's teardown (hack/cluster/down.sh) runs it once the kubelet is
 // stopped and before containerd is. (crictl would do; it is not packaged
 // here.)
 //

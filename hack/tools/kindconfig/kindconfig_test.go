@@ -54,20 +54,20 @@ func decode(raw []byte) (*kind.Cluster, error) {
 }
 
 // pinnedVersion is the upstream release the build uses by default: the one
-// hack/k8s-version.sh resolves an unset K8S_VERSION to (the newest minor's
+// hack/patches/k8s-version.sh resolves an unset K8S_VERSION to (the newest minor's
 // patches/vX.Y/UPSTREAM_VERSION), asked of the script so that there is one
 // reading of those files.
 func pinnedVersion(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command("bash", filepath.Join(root, "hack", "k8s-version.sh"))
+	cmd := exec.Command("bash", filepath.Join(root, "hack", "patches", "k8s-version.sh"))
 	cmd.Env = append(os.Environ(), "K8S_VERSION=")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("hack/k8s-version.sh: %v", err)
+		t.Fatalf("hack/patches/k8s-version.sh: %v", err)
 	}
 	v := strings.TrimSpace(string(out))
 	if !regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(v) {
-		t.Fatalf("hack/k8s-version.sh printed %q, not X.Y.Z", v)
+		t.Fatalf("hack/patches/k8s-version.sh printed %q, not X.Y.Z", v)
 	}
 	return v
 }
@@ -153,7 +153,7 @@ func TestKindConfigs(t *testing.T) {
 				t.Fatalf("want one KubeletConfiguration patch, found %d", len(kcs))
 			}
 			// EventedPLEG: from v1.37 upstream's container-stop fast path,
-			// which the local cluster turns on as well (hack/cluster-lib.sh).
+			// which the local cluster turns on as well (hack/cluster/lib.sh).
 			if want := map[string]bool{gate: true, "EventedPLEG": true}; !reflect.DeepEqual(kcs[0].FeatureGates, want) {
 				t.Errorf("the KubeletConfiguration patch sets featureGates %v, want %v", kcs[0].FeatureGates, want)
 			}

@@ -2,7 +2,7 @@
 // Docker engine: a base kind node image, from an image tarball, a registry
 // or root file system tarballs built here, with one layer appended that holds the patched kubelet at
 // /usr/bin/kubelet, written as an image tarball that `docker load` and
-// `kind load image-archive` accept. hack/node-image.sh (make node-image)
+// `kind load image-archive` accept. hack/kind/node-image.sh (make node-image)
 // runs it; the logic is hack/tools/internal/nodeimage.
 //
 //	nodeimage --base-tar node.tar --kubelet _output/vX.Y.Z/bin/kubelet \

@@ -4,7 +4,7 @@
 // the base config (entrypoint, cmd, env, stop signal, labels, ...) are kept;
 // labels naming the upstream version and the patch series' hash are added.
 //
-// It is the hermetic path of `make node-image` (hack/node-image.sh): no
+// It is the hermetic path of `make node-image` (hack/kind/node-image.sh): no
 // Docker engine, the base image from an image tarball or a registry, the
 // result an image tarball that `docker load` and `kind load image-archive`
 // accept. The image format is go-containerregistry's business (mutate,

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# make bench: sidecar ordering measured on the local cluster (make up first),
+# the fork against native sidecars, the postStart-hook workaround and the
+# unpatched kubelet of the same release, plus the computePodActions Go
+# benchmark of the patched tree against the pristine one. See bench/ and the
+# README's Benchmarks section.
+#
+#   1. the fork's kubelet (make kubelet-restart): the fork/* ways
+#   2. the unpatched kubelet (KUBELET_BIN=_output/vX.Y.Z/bin/kubelet-upstream):
+#      the upstream/* ways
+#   3. the fork's kubelet again (also when the run fails or is interrupted)
+#   4. BenchmarkComputePodActions, both trees, runs interleaved
+#   5. bench report: report.md, samples.json, timeline-*.svg
+#
+# Env:
+#   BENCH_REPEAT=N   repeats of every pod of every way (default 2; 8 gives
+#                    32 samples for b, d and e). Each repeat of a way runs
+#                    BENCH_PARALLEL lanes, each a Job pod and service pods
+#                    with 1, 3 and 5 sidecars, then a pod whose container
+#                    the benchmark stops itself (c's floor, under the same
+#                    load). n per way = BENCH_REPEAT x BENCH_PARALLEL for b,
+#                    d, e and c's floor, x 4 for a, a1 and a', x 3 for c.
+#                    The default run's time is in docs/bench/report.md.
+#   BENCH_PARALLEL=P lanes of a way that run at once (default 4, for 8
+#                    samples of every scenario in one default run). The
+#                    lanes share the 2 cores: every way's figures are a bit
+#                    longer than one pod at a time gives (2026-11-23: a'
+#                    p95 70 to 90 ms, a1's and c's p95 20 to 60 ms longer
+#                    with 4 lanes than with 1), alike for all ways, which
+#                    run one after the other; BENCH_PARALLEL=1 measures one
+#                    pod at a time
+#   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go)
+#   BENCH_FORK_KUBELET=path  the fork's kubelet to measure (default the
+#                    built one, _output/vX.Y.Z/bin/kubelet), e.g. a build
+#                    of an earlier series; the cluster gets the built one
+#                    back at the end
+#   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
+#   BENCH_OUT=dir    where the report goes (default docs/bench)
+#   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster/lib.sh)
+#   BENCH_EVICTION_HARD the kubelet's hard eviction thresholds while it
+#                    measures (default: memory 100Mi, disks 2%, so that a
+#                    disk shared with builds does not taint the node; image
+#                    garbage collection is off too, since the test image
+#                    cannot be pulled again; the last restart brings the
+#                    cluster's own settings back)
+# The raw files of every run stay in _output/bench/<time>/.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
+started=$SECONDS
+
+[ "$(id -u)" = 0 ] || die "the local cluster runs as root"
+for c in kube-apiserver containerd kubelet; do
+  proc_pid "$c" > /dev/null || die "the local cluster is not up ($c is not running): run make up${CLUSTER_SUFFIX:+ CLUSTER_INSTANCE=$CLUSTER_INSTANCE}"
+done
+repeat="${BENCH_REPEAT:-2}"
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer, not '$repeat'"
+go_count="${BENCH_GO_COUNT:-5}"
+[[ "$go_count" =~ ^[1-9][0-9]*$ ]] || die "BENCH_GO_COUNT must be a positive integer, not '$go_count'"
+out="${BENCH_OUT:-$ROOT/docs/bench}"
+parallel="${BENCH_PARALLEL:-4}"
+[[ "$parallel" =~ ^[1-9][0-9]*$ ]] || die "BENCH_PARALLEL must be a positive integer, not '$parallel'"
+all_ways="fork/annotated,fork/annotated-p10,fork/native-startup,fork/native-wait-ready,fork/native-wait-ready-p10"
+all_ways+=",fork/poststart,fork/poststart-p10,fork/no-sidecars,upstream/native-startup,upstream/no-sidecars"
+ways="${BENCH_WAYS:-$all_ways}"
+fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
+upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
+
+# What it needs: both kubelets, the test server image, the bench program.
+"$ROOT/hack/patches/build-kubelet.sh"
+[ -z "$upstream_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
+"$ROOT/hack/images/build.sh"
+work="$OUTPUT/bench/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$work"
+(cd "$ROOT" && go build -o "$work/bench" ./bench)
+# A changed image is imported by cluster/up.sh, which leaves the rest alone.
+"$ROOT/hack/cluster/up.sh" > "$work/cluster-up.log" 2>&1 || { cat "$work/cluster-up.log" >&2; die "hack/cluster/up.sh failed"; }
+
+# An image garbage-collected by a kubelet (disk use over 85%) is gone for
+# good (no registry), while cluster/up.sh's stamp says it was imported.
+# (The list is read whole first: grep -q quitting early would make ctr die
+# of SIGPIPE, which pipefail reports as a missing image.)
+images="$(ctr -n k8s.io images ls -q)"
+for image in testserver pause; do
+  grep -qx "sidecar-kubelet.local/$image:1" <<< "$images" ||
+    { log "importing $image again"; ctr -n k8s.io images import "$IMAGES_DIR/$image.tar" > /dev/null; }
+done
+
+fork_kubelet="${BENCH_FORK_KUBELET:-$K8S_BIN_DIR/kubelet}"
+[ -x "$fork_kubelet" ] || die "BENCH_FORK_KUBELET: no kubelet at $fork_kubelet"
+upstream_kubelet="$K8S_BIN_DIR/kubelet-upstream"
+eviction="${BENCH_EVICTION_HARD:-$SHARED_DISK_EVICTION_HARD}"
+restart_kubelet() { # BINARY
+  log "running the kubelet $("$1" --version | cut -d' ' -f2)"
+  KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/cluster/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+    { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
+  # "... (Kubernetes vX, pid N, feature gates: A:true,B:true) in Ns"
+  echo "Feature gates of the kubelet $("$1" --version | cut -d' ' -f2): $(sed -n 's/.*feature gates: \(.*\)) in [0-9]*s$/\1/p' "$work/kubelet-restart.log" | tail -1)." >> "$work/meta.md"
+}
+current_kubelet=""
+gobench_file=""
+cleanup() {
+  local rc=$?
+  [ -z "$gobench_file" ] || rm -f "$gobench_file"
+  if [ -n "$current_kubelet" ]; then
+    log "back to the fork's kubelet with the cluster's own settings"
+    KUBELET_BIN="$K8S_BIN_DIR/kubelet" "$ROOT/hack/cluster/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+      log "could not restart the fork's kubelet: see $work/kubelet-restart.log"
+  fi
+  kctl delete namespace sk-bench --wait=false > /dev/null 2>&1 || true
+  exit "$rc"
+}
+trap cleanup EXIT
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+{
+  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` with BENCH_REPEAT=$repeat and BENCH_PARALLEL=$parallel, on $(nproc) cores"
+  echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)),"
+  echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
+  echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
+  echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || true) Go compiler processes of other builds were running."
+} > "$work/meta.md"
+
+samples="$work/samples.jsonl"
+segments="$work/segments.jsonl"
+# The kubelet's probe counts come from its own endpoint and its log (--v >= 1
+# logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
+# restarted by someone else during the run stops it (run again).
+run_ways() { # WAYS
+  local pid
+  pid="$(proc_pid kubelet)" || die "the kubelet is not running"
+  "$work/bench" run -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
+    -ways "$1" -repeat "$repeat" -parallel "$parallel" -out "$samples" -segments "$segments" \
+    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log"
+}
+if [ -n "$fork_ways" ]; then
+  current_kubelet="$fork_kubelet"
+  restart_kubelet "$fork_kubelet"
+  log "measuring $fork_ways ($repeat repeats, $parallel lanes)"
+  run_ways "$fork_ways"
+fi
+if [ -n "$upstream_ways" ]; then
+  current_kubelet="$upstream_kubelet"
+  restart_kubelet "$upstream_kubelet"
+  log "measuring $upstream_ways ($repeat repeats, $parallel lanes)"
+  run_ways "$upstream_ways"
+fi
+echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
+
+# --- BenchmarkComputePodActions, patched against upstream -----------------------
+gobench_args=()
+if [ "${BENCH_GO:-1}" != 0 ]; then
+  up_tree="$BUILD_DIR/upstream/kubernetes"
+  [ -d "$up_tree" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
+  # The benchmark is in the start patch's tests, with the two helpers it
+  # takes from the minor's harness seam; the pristine tree gets the same
+  # functions in a file of its own while its test binary is built.
+  src="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_start_test.go"
+  seam="$TREE/pkg/kubelet/kuberuntime/kuberuntime_sidecar_harness_test.go"
+  grep -q '^func BenchmarkComputePodActions' "$src" || die "no BenchmarkComputePodActions in $src"
+  for f in newBenchmarkRuntimeManager initializeActuatedPod; do
+    grep -q "^func $f(" "$seam" || die "no $f in $seam"
+  done
+  gobench_file="$up_tree/pkg/kubelet/kuberuntime/zz_bench_computepodactions_test.go"
+  {
+    sed -n '1,/^\*\/$/p' "$src"
+    cat << 'EOF'
+
+package kuberuntime
+
+import (
+	"context"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/require"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	proberesults "k8s.io/kubernetes/pkg/kubelet/prober/results"
+)
+
+EOF
+    sed -n '/^\/\/ BenchmarkComputePodActions/,/^}/p' "$src"
+    echo
+    sed -n '/^\/\/ newBenchmarkRuntimeManager/,/^}/p' "$seam"
+    echo
+    sed -n '/^\/\/ initializeActuatedPod/,/^}/p' "$seam"
+  } > "$gobench_file"
+  log "building the computePodActions benchmark of both trees"
+  (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -o "$work/kuberuntime-patched.test" k8s.io/kubernetes/pkg/kubelet/kuberuntime)
+  (cd "$BUILD_DIR/upstream" && GOFLAGS=-mod=mod go test -c -o "$work/kuberuntime-upstream.test" k8s.io/kubernetes/pkg/kubelet/kuberuntime)
+  rm -f "$gobench_file"
+  gobench_file=""
+  log "running it $go_count times per tree, interleaved"
+  for _ in $(seq "$go_count"); do
+    for tree in patched upstream; do
+      (cd "$work" && "./kuberuntime-$tree.test" -test.run '^$' -test.bench BenchmarkComputePodActions \
+        -test.benchtime 20000x -test.benchmem) | sed "s/^/$tree\t/" >> "$work/gobench.txt"
+    done
+  done
+  rm -f "$work"/kuberuntime-*.test
+  gobench_args=(-gobench "$work/gobench.txt")
+fi
+
+"$work/bench" report -samples "$samples" -segments "$segments" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+mkdir -p "$out"
+rm -f "$out"/timeline-*.svg
+cp "$work/report"/* "$out/"
+# The README's verdicts are those of the run in docs/bench, written here
+# between its markers, never by hand.
+if [ "$out" = "$ROOT/docs/bench" ] && readme_has_block bench-goals; then
+  {
+    echo "From \`make bench\` of $(sed -n 's/^Run on \(.*UTC\), .*/\1/p' "$work/meta.md") (BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel, $((SECONDS - started)) s; [docs/bench/report.md](docs/bench/report.md)):"
+    echo
+    cat "$work/report/goals.md"
+  } | write_readme_block bench-goals
+fi
+log "report in $out/report.md (raw files in $work) after $((SECONDS - started))s"

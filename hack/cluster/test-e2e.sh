@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The e2e part of `make test`: bring up the local cluster with the e2e
+# images, run the whole e2e suite against it, and take the cluster down
+# again, whatever the outcome. On a failure the tail of the kubelet's log is
+# printed, since that is where the reason usually is.
+#
+# A cluster that was already running before (a developer's `make up`) is
+# left running.
+set -euo pipefail
+CLUSTER_FOLLOWS_RECORDED_VERSION=1
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# The scripts below run with the same release (the running cluster's, unless
+# K8S_VERSION says otherwise).
+export K8S_VERSION
+
+kubeconfig="$OUTPUT/cluster/kubeconfig"
+was_up=false
+if [ -f "$kubeconfig" ] && [ -x "$KUBECTL" ] && "$KUBECTL" --kubeconfig "$kubeconfig" get --raw /readyz >/dev/null 2>&1; then
+  was_up=true
+fi
+
+teardown() {
+  local rc=$?
+  if [ "$rc" -ne 0 ] && [ -f "$OUTPUT/cluster/logs/kubelet.log" ]; then
+    log "e2e failed (exit $rc); the kubelet's last log lines:"
+    tail -n 60 "$OUTPUT/cluster/logs/kubelet.log" >&2 || true
+  fi
+  if [ "$was_up" = false ]; then
+    "$ROOT/hack/cluster/down.sh" || rc=1
+  fi
+  exit "$rc"
+}
+trap teardown EXIT
+
+start=$SECONDS
+"$ROOT/hack/images/build.sh"
+"$ROOT/hack/cluster/build-bins.sh"
+"$ROOT/hack/cluster/up.sh"
+log "cluster ready after $((SECONDS - start))s"
+KUBECONFIG="$kubeconfig" "$ROOT/e2e/run.sh"
+log "e2e suite passed; $((SECONDS - start))s with the cluster"

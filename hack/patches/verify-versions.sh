@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Check every supported minor: for each series folder under patches/ (its
+# pinned release in patches/vX.Y/UPSTREAM_VERSION), build the patched
+# kubelet and run upstream's unit tests of the touched packages with the gate
+# on and off (hack/patches/test-upstream.sh, which includes the fork's own tests in
+# those packages), then run the fork's tests alone, verbosely, to count them,
+# and the unit tests of kubelet/ in the release's build module, i.e. against
+# the release's own k8s.io/* and third-party versions (make test-unit runs
+# them against this repository's go.mod, the newest minor's).
+# Prints one summary line per version, with the time each step took, and
+# keeps it in _output/verify-versions.txt. When every supported minor was
+# checked, it also writes the README's table of supported versions (between
+# its markers): those figures are never edited by hand.
+#
+# Slow (a cold kubelet build per version): not part of `make test`.
+#
+# Env: VERSIONS="1.36 1.35.8 ..." checks these instead of every minor.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+if [ -n "${VERSIONS:-}" ]; then
+  read -r -a versions <<<"$VERSIONS"
+else
+  read -r -a versions <<<"$(supported_minors | sort -rV | tr '\n' ' ')"
+fi
+[ "${#versions[@]}" -gt 0 ] || die "no series folders under $PATCHES_DIR"
+
+summary_file="$OUTPUT/verify-versions.txt"
+mkdir -p "$OUTPUT"
+declare -a summary=() rows=()
+failed=0
+for v in "${versions[@]}"; do
+  release="$(K8S_VERSION="$v" "$ROOT/hack/patches/k8s-version.sh")"
+  log "=== v$release"
+  build_s="-" upstream_s="-" fork="-" unit="-" result=PASS lines="-"
+  start=$SECONDS
+  if K8S_VERSION="$release" "$ROOT/hack/patches/build-kubelet.sh"; then
+    build_s=$((SECONDS - start))
+    tree="$OUTPUT/v$release/kubernetes"
+    lines="$(git -C "$tree" diff --shortstat "$UPSTREAM_TAG..$PATCH_BRANCH" -- . ':(exclude)*_test.go' |
+      awk '{print $4 "+/" $6 "-"}')"
+    start=$SECONDS
+    if K8S_VERSION="$release" "$ROOT/hack/patches/test-upstream.sh"; then
+      upstream_s=$((SECONDS - start))
+    else
+      upstream_s="$((SECONDS - start)) FAIL"
+      result=FAIL
+    fi
+    # The fork's own tests: the Test functions of the test files the series
+    # adds, run verbosely to count them (subtests included).
+    added="$(git -C "$tree" diff --name-only --diff-filter=A "$UPSTREAM_TAG..$PATCH_BRANCH" -- '*_test.go')"
+    names="$(cd "$tree" && for f in $added; do sed -n 's/^func \(Test[A-Za-z0-9_]*\)(.*/\1/p' "$f"; done | paste -sd'|')"
+    pkgs="$(for f in $added; do echo "k8s.io/kubernetes/$(dirname "$f")"; done | sort -u)"
+    if [ -n "$names" ]; then
+      out="$(mktemp)"
+      # shellcheck disable=SC2086  # pkgs is a list
+      if (cd "$OUTPUT/v$release" && GOFLAGS=-mod=mod go test -count=1 -v -run "^($names)\$" $pkgs) >"$out" 2>&1; then
+        fork="$(grep -c '^=== RUN   Test[^/]*$' "$out") tests, $(grep -c -- '--- PASS' "$out") passed (subtests included)"
+      else
+        fork="FAIL: $(grep -- '--- FAIL' "$out" | head -n 5 | paste -sd' ')"
+        result=FAIL
+        tail -n 50 "$out" >&2
+      fi
+      rm -f "$out"
+    fi
+    if (cd "$OUTPUT/v$release" && GOFLAGS=-mod=mod go test -count=1 "$OWN_MODULE/kubelet/...") >&2; then
+      unit=PASS
+    else
+      unit=FAIL
+      result=FAIL
+    fi
+  else
+    build_s="$((SECONDS - start)) FAIL"
+    result=FAIL
+  fi
+  [ "$result" = PASS ] || failed=1
+  minor="${release%.*}"
+  patches_n="$(grep -cv '^[[:space:]]*\(#\|$\)' "$PATCHES_DIR/v$minor/series")"
+  rows+=("| $minor | v$release | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
+  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, kubelet/ unit tests on the release'"'"'s modules: %s; upstream lines changed (non-test): %s' \
+    "$release" "$result" "$build_s" "$upstream_s" "$fork" "$unit" "$lines")")
+done
+
+{
+  echo "verify-versions $(date -u +%FT%TZ) ($(go env GOVERSION), $(nproc) cores):"
+  printf '  %s\n' "${summary[@]}"
+} | tee "$summary_file"
+
+if [ -z "${VERSIONS:-}" ] && readme_has_block versions; then
+  {
+    echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
+    echo
+    echo "| minor | pinned release | series | patches | upstream lines changed, non-test | kubelet build | upstream tests, gate on + off | the fork's tests |"
+    echo "| --- | --- | --- | ---: | --- | ---: | --- | --- |"
+    printf '%s\n' "${rows[@]}"
+  } | write_readme_block versions
+  log "wrote the README's table of supported versions"
+fi
+exit "$failed"
