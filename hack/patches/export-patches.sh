@@ -75,17 +75,11 @@ for c in $(tree_git rev-list --reverse "$UPSTREAM_TAG..HEAD"); do
            for (i = 1; i <= n; i++) print l[i] }' > "$tmp/$name"
   names+=("$name")
 done
-
-# The header names the scripts where they stood when the series files were
-# last written (hack/ before it was split by subsystem): the series file is
-# part of the series hash, i.e. of every binary's version stamp, so a new
-# wording here would change the version of an unchanged kubelet and fail
-# make test-patch-roundtrip until every series is exported again. Change it
-# together with a real change of every series.
 {
   echo "# Patches against upstream Kubernetes v$K8S_MINOR, applied in this order by"
-  echo "# hack/import-patches.sh. Written by hack/export-patches.sh from the commits"
-  echo "# of the work tree: change the commits there, then run 'make export-patches'."
+  echo "# hack/patches/import-patches.sh. Written by hack/patches/export-patches.sh"
+  echo "# from the commits of the work tree: change the commits there, then run"
+  echo "# 'make export-patches'."
   [ "${#names[@]}" -eq 0 ] || printf '%s\n' "${names[@]}"
 } > "$tmp/series"
 
