@@ -141,7 +141,7 @@ var _ = Describe("Completion", func() {
 	// waits for the next periodic relist (the second wait alone is about
 	// 1 s: measured 1.44 s from the last exit to Succeeded). The kubelet
 	// relists an annotated pod at once instead (about 0.1 to 0.25 s).
-	It("[rule 9] [rule 10] publishes Succeeded within 750 ms of the last sidecar's exit", func(ctx SpecContext) {
+	It("[rule 9] [rule 10] publishes Succeeded within 750 ms of the last sidecar's exit", Serial, Label("latency"), func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("quick-job",
 			AnnotatedSidecars("proxy"),
 			RestartPolicy(v1.RestartPolicyNever),

@@ -11,7 +11,9 @@
 #                               for the local cluster, hack/cluster/kubelet-restart.sh
 #   LABEL_FILTER                ginkgo label filter, for example
 #                               '!kubelet-restart' (the specs that restart
-#                               the kubelet carry that label)
+#                               the kubelet carry that label; '!latency'
+#                               leaves out the specs that bound a latency,
+#                               which run Serial, alone on the node)
 #   CONTAINER_RUNTIME_ENDPOINT  the node's CRI socket, for nanosecond exit
 #                               times; for the local cluster, its containerd
 #   NODE_NAME, TESTSERVER_IMAGE see e2e/doc.go

@@ -46,6 +46,12 @@ const appStartBound = 3 * time.Second
 // 1 s (more than this bound 60% of the time, at least once in three steps
 // in 94% of runs). The SPEC's quarter of a second is measured by make
 // bench; this bound leaves room for a loaded CI machine.
+//
+// The specs that bound a latency carry Serial and the label "latency": they
+// run alone, after the parallel ones, since the other ginkgo processes
+// starting pods on the same node measure the machine, not the kubelet (on 2
+// cores, with a compiler running too, a step took 870 ms). On a cluster too
+// busy for latency bounds, LABEL_FILTER='!latency' leaves them out.
 const readyToStartBound = 500 * time.Millisecond
 
 var _ = Describe("Startup", func() {
@@ -73,7 +79,7 @@ var _ = Describe("Startup", func() {
 		expectReportedWait(tl, e, First("first", "started"), First("second", "ready-served"), First("app", "started"))
 	})
 
-	It("[rule 3] starts the app containers once every sidecar is ready, promptly after the probe succeeds", func(ctx SpecContext) {
+	It("[rule 3] starts the app containers once every sidecar is ready, promptly after the probe succeeds", Serial, Label("latency"), func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("readiness-gate",
 			AnnotatedSidecars("proxy"),
 			Containers(
@@ -96,7 +102,7 @@ var _ = Describe("Startup", func() {
 			ruleMsg("3", "app startedAt before the sidecar's"))
 	})
 
-	It("[rule 3] notices the sidecars' readiness promptly, whatever the probe's period", func(ctx SpecContext) {
+	It("[rule 3] notices the sidecars' readiness promptly, whatever the probe's period", Serial, Label("latency"), func(ctx SpecContext) {
 		tenSeconds := func(c *v1.Container) {
 			c.ReadinessProbe = HTTPProbe("/ready", 3)
 			c.ReadinessProbe.PeriodSeconds = 10
