@@ -142,6 +142,9 @@ var _ = Describe("Completion", func() {
 	// 1 s: measured 1.44 s from the last exit to Succeeded). The kubelet
 	// relists an annotated pod at once instead (about 0.1 to 0.25 s).
 	It("[rule 9] [rule 10] publishes Succeeded within 750 ms of the last sidecar's exit", Serial, Label("latency"), func(ctx SpecContext) {
+		if !relistsOnDemand {
+			Skip("this promise rests on relisting the pod on demand, which the kubelet's release lacks (docs/development.md#supported-versions)")
+		}
 		pod := cluster.CreatePod(ctx, ns, NewPod("quick-job",
 			AnnotatedSidecars("proxy"),
 			RestartPolicy(v1.RestartPolicyNever),
