@@ -13,7 +13,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -51,7 +51,7 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/patches/export-patches.sh
 
-test: kubelet test-unit test-tools test-e2e-tools test-bench test-patch-roundtrip test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
+test: kubelet test-unit test-tools test-docs test-e2e-tools test-bench test-patch-roundtrip test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
 test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
 	go test -count=1 ./kubelet/... ./hack/images/...
@@ -110,6 +110,9 @@ test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
 node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.Z.tar; BASE_TAR=, BASE_REF=
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
 	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
+
+test-docs: ## every relative link of the Markdown files resolves inside the repository (hack/tools/mdlinks)
+	cd hack/tools && go run ./mdlinks ../..
 
 test-tools: ## unit tests of hack/tools (the node image builder, the kind configs, the node configs) and of hack/kind's docker stand-in
 	cd hack/tools && go test -count=1 ./...
