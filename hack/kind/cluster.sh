@@ -13,7 +13,8 @@
 #
 # `up` starts the engine (hack/kind/engine.sh), builds kind (build-kind.sh),
 # the node image (NODE_IMAGE_FROM=sources: build-node-image.sh; =registry:
-# make node-image, on the published kindest/node of the release), the test
+# make node-image, on the published kindest/node of the release or the one
+# kind builds for it), the test
 # image, creates the cluster with the project's config, loads the test image
 # into every node and waits for every node Ready. The kubeconfig goes to
 # _output/kind/<cluster>.kubeconfig. A second `up` with nothing changed does
@@ -26,8 +27,9 @@
 # hosts, where the v1.37 kubelet refuses to start otherwise.
 #
 # Env: NODES (1 or 3), K8S_VERSION, NODE_IMAGE, NODE_IMAGE_FROM (auto, the
-#      default: registry if kindest/node:v$K8S_VERSION can be pulled, else
-#      sources), KIND_WAIT (seconds for the nodes to be Ready, default 300).
+#      default: registry if kindest/node:v$K8S_VERSION can be pulled or kind
+#      can build it, else sources), KIND_WAIT (seconds for the nodes to be
+#      Ready, default 300).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$ROOT/hack/kind/lib.sh"
@@ -51,6 +53,27 @@ bounding_set_lacks_sys_resource() {
 
 kind_cmd() { "$KIND_BIN" "$@"; }
 
+# kind_node_base: kindest/node:v$K8S_VERSION in the engine, the base of the
+# registry path. Already there, or pulled (kind publishes one per supported
+# minor), or, for a release kind publishes no image of, built by kind
+# itself: `kind build node-image --type release` takes the release's
+# binaries and control-plane images from its download site, and kind's base
+# and add-on images from their registries; nothing is compiled here. Fails
+# (and the caller builds from sources) when none of that can be reached.
+kind_node_base() {
+  local ref="kindest/node:v$K8S_VERSION" buildlog="$KIND_DIR/kind-build-node-image.log"
+  docker image inspect "$ref" > /dev/null 2>&1 && return 0
+  timeout 120 docker pull "$ref" > /dev/null 2>&1 && return 0
+  log "$ref cannot be pulled: kind build node-image --type release v$K8S_VERSION (log: ${buildlog#"$ROOT"/})"
+  mkdir -p "$KIND_DIR"
+  if timeout 1800 "$KIND_BIN" build node-image --type release "v$K8S_VERSION" --image "$ref" > "$buildlog" 2>&1; then
+    log "kind built $ref"
+    return 0
+  fi
+  log "kind build node-image failed: $(grep -m1 -i 'error\|fail' "$buildlog" || tail -n1 "$buildlog")"
+  return 1
+}
+
 cmd_up() {
   local t0=$SECONDS
   [ "$(id -u)" = 0 ] || die "needs root (the Docker engine, debootstrap)"
@@ -69,13 +92,14 @@ cmd_up() {
   # The node image.
   local from="${NODE_IMAGE_FROM:-auto}"
   if [ "$from" = auto ]; then
-    if docker image inspect "kindest/node:v$K8S_VERSION" > /dev/null 2>&1 ||
-      timeout 120 docker pull "kindest/node:v$K8S_VERSION" > /dev/null 2>&1; then
+    if kind_node_base; then
       from=registry
     else
       from=sources
-      log "kindest/node:v$K8S_VERSION cannot be pulled here (no registry, or kind publishes no image of this release): the node image is built from sources"
+      log "no kindest/node:v$K8S_VERSION here (no registry, or neither kind nor its download site has this release): the node image is built from sources"
     fi
+  elif [ "$from" = registry ]; then
+    kind_node_base || die "NODE_IMAGE_FROM=registry: no kindest/node:v$K8S_VERSION could be pulled or built (see above)"
   fi
   case "$from" in
     registry) NODE_IMAGE="$node_image" BASE_REF="kindest/node:v$K8S_VERSION" "$ROOT/hack/kind/node-image.sh" ;;
