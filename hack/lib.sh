@@ -290,10 +290,16 @@ build_kubelet() (
   log "built $out ($version) in $((SECONDS - start))s"
 )
 
-# evented_pleg_by_default succeeds for the releases whose EventedPLEG gate is
-# the container-stop fast path (v1.37 and later).
-evented_pleg_by_default() {
-  local major minor
-  IFS=. read -r major minor _ <<< "$K8S_VERSION"
-  [ "$major" -gt 1 ] || [ "$minor" -ge 37 ]
+# clusterconfig runs hack/tools/clusterconfig, which writes the node's
+# configuration files from typed values and knows the kubelet's default
+# gates by release (the local cluster's and kind's). It is built the first
+# time a script calls it (go's build cache makes that quick when nothing
+# changed), so that a config is never written by a stale binary.
+clusterconfig() {
+  if [ "${_clusterconfig_built:-}" != "$BIN_DIR/clusterconfig" ]; then
+    mkdir -p "$BIN_DIR"
+    (cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/clusterconfig" ./clusterconfig) || die "cannot build hack/tools/clusterconfig"
+    _clusterconfig_built="$BIN_DIR/clusterconfig"
+  fi
+  "$BIN_DIR/clusterconfig" "$@"
 }

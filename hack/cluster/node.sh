@@ -194,19 +194,6 @@ clean_host_state() {
 
 # --- runtime configuration ---------------------------------------------------
 
-# clusterconfig runs hack/tools/clusterconfig, which writes the node's
-# configuration files from typed values. It is built the first time a
-# script calls it (go's build cache makes that quick when nothing changed),
-# so that a config is never written by a stale binary.
-clusterconfig() {
-  if [ "${_clusterconfig_built:-}" != "$BIN_DIR/clusterconfig" ]; then
-    mkdir -p "$BIN_DIR"
-    (cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/clusterconfig" ./clusterconfig) || die "cannot build hack/tools/clusterconfig"
-    _clusterconfig_built="$BIN_DIR/clusterconfig"
-  fi
-  "$BIN_DIR/clusterconfig" "$@"
-}
-
 # write_cni_conflist FILE NAME [GATEWAY] writes a CNI bridge network on
 # $CNI_BRIDGE and $POD_SUBNET, its IPAM state under $NODE_DIR/cni/ipam.
 write_cni_conflist() {

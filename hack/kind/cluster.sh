@@ -132,8 +132,10 @@ cmd_up() {
   # reaches the node's CRI socket for the runtime's nanosecond times
   # (private propagation: nothing the node mounts there shows here).
   rm -rf "$KIND_DIR/$name-cri"
+  # The kubelet's EventedPLEG gate as the local cluster has it (on from
+  # v1.37, where it is the container-stop fast path; docs/benchmarks.md).
   local evented=0
-  ! evented_pleg_by_default || evented=1
+  case ",$(clusterconfig feature-gates -k8s-version "$K8S_VERSION")," in *,EventedPLEG=true,*) evented=1 ;; esac
   awk -v image="$node_image" -v dir="$KIND_DIR/$name-cri" -v evented="$evented" '
     /^  image: / {
       print "  image: " image
