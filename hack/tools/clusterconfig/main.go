@@ -17,14 +17,16 @@ limitations under the License.
 // Command clusterconfig writes the configuration files of a node that
 // hack/cluster/node.sh runs on this machine (the local cluster's, and the one
 // of upstream's node e2e suite): the kubelet's KubeletConfiguration, the CNI
-// bridge network and containerd's config. The shell keeps starting and
-// stopping the processes; what they are configured with is built here from
-// typed values (the kubelet's own config types), validated, and tested.
+// bridge network, containerd's config and its registry mirrors. The shell
+// keeps starting and stopping the processes; what they are configured with
+// is built here from typed values (the kubelet's own config types),
+// validated, and tested.
 //
 //	clusterconfig kubelet -out kubelet.yaml -node cluster -address 127.0.0.1 ...
 //	clusterconfig feature-gates -k8s-version 1.37.2 -ordering-gate -feature-gates EventedPLEG=false
 //	clusterconfig cni -out 10-net.conflist -name NAME -bridge cni-sk0 -subnet 10.88.0.0/16 -data-dir DIR
 //	clusterconfig containerd -out containerd.toml -dir DIR -socket SOCK -pause-image IMAGE -runc PATH
+//	clusterconfig mirror -out certs.d/registry.k8s.io/hosts.toml -host registry.k8s.io -mirror http://127.0.0.1:41234
 //
 // Every file is written whole or not at all (a temporary file renamed into
 // place), so a kubelet or containerd never reads half a config.
@@ -47,7 +49,7 @@ func main() {
 	}
 }
 
-const usage = "usage: clusterconfig kubelet|feature-gates|cni|containerd [flags] (-h for the flags)"
+const usage = "usage: clusterconfig kubelet|feature-gates|cni|containerd|mirror [flags] (-h for the flags)"
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -106,6 +108,11 @@ func run(args []string, stdout io.Writer) error {
 		fs.StringVar(&o.Runc, "runc", "", "the runc binary (required)")
 		fs.StringVar(&o.RegistryConfigPath, "registry-config-path", "", "a certs.d folder of registry hosts (mirrors)")
 		write = func() ([]byte, error) { return containerdConfigFile(o) }
+	case "mirror":
+		var o mirrorOptions
+		fs.StringVar(&o.Host, "host", "", "the registry host the images are named after (required)")
+		fs.StringVar(&o.Mirror, "mirror", "", "the mirror's URL, http://ADDR (required)")
+		write = func() ([]byte, error) { return mirrorHostsFile(o) }
 	default:
 		return fmt.Errorf("unknown command %q; %s", cmd, usage)
 	}
