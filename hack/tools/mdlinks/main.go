@@ -31,7 +31,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -129,7 +129,7 @@ func resolve(fsys fs.FS, docs map[string]*doc, from, target string) string {
 		if strings.HasPrefix(pathPart, "/") {
 			return "an absolute path: links are relative to the file"
 		}
-		dest = filepath.ToSlash(filepath.Join(filepath.Dir(from), pathPart))
+		dest = path.Join(path.Dir(from), pathPart) // fs.FS paths are slash-separated
 		if dest == ".." || strings.HasPrefix(dest, "../") {
 			return "outside the repository"
 		}
