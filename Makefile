@@ -13,7 +13,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -36,6 +36,7 @@ help: ## list the targets
 	  "BENCH_FORK_KUBELET=path" "the fork's kubelet to measure (bench)" \
 	  "BASE_TAR= BASE_REF= NODE_IMAGE=" "the node image's base and name (node-image)" \
 	  "NODES=1|3 NODE_IMAGE_FROM=sources|registry" "kind nodes; the node image's origin (kind-up, test-kind)" \
+	  "KIND_NODE_BASE=ref" "the registry path's base, e.g. a mirror's kindest/node@sha256:... (kind-up, test-kind)" \
 	  "TO=X.Y.Z NO_TEST=1" "the release to rebase onto (rebase)" \
 	  "VERSIONS=\"1.36 1.35.8\"" "only these releases (verify-versions)"
 
@@ -143,6 +144,9 @@ kind-kubelet: ## prototyping on kind: rebuild the static kubelet, put it into ev
 
 test-kind: ## the e2e suite on a one-node kind cluster (NODES=3: three nodes): kind-up, e2e, kind-down
 	hack/kind/test-kind.sh
+
+test-kind-registry: ## kind-up's registry path end to end where no registry answers: a loopback registry serves the node image from sources as kindest/node (a stand-in: docs/kind.md), then test-kind
+	hack/kind/test-registry-path.sh
 
 kind-probe: ## can a kind node run on this machine? a systemd container started as kind starts a node, through the stand-in (docs/kind.md)
 	hack/kind/systemd-probe.sh

@@ -174,25 +174,30 @@ wait_for() {
   done
 }
 
-# readme_has_block NAME succeeds if README.md has the line "<!-- NAME:begin".
-readme_has_block() { grep -q "^<!-- $1:begin" "$ROOT/README.md"; }
+# doc_has_block FILE NAME succeeds if FILE (relative to the repository) has
+# the line "<!-- NAME:begin".
+doc_has_block() { grep -q "^<!-- $2:begin" "$ROOT/$1"; }
 
-# write_readme_block NAME puts its standard input between README.md's lines
+# write_doc_block FILE NAME puts its standard input between FILE's lines
 # "<!-- NAME:begin ..." and "<!-- NAME:end ...", in place of what stood
 # there: figures that change per run are written by the command that
 # measured them.
-write_readme_block() {
-  local name="$1" tmp
-  readme_has_block "$name" || die "README.md has no <!-- $name:begin --> line"
+write_doc_block() {
+  local file="$1" name="$2" tmp
+  doc_has_block "$file" "$name" || die "$file has no <!-- $name:begin --> line"
   tmp="$(mktemp -d)"
   cat > "$tmp/block"
   awk -v block="$tmp/block" -v name="$name" '
     index($0, "<!-- " name ":begin") == 1 { print; while ((getline line < block) > 0) print line; skip = 1; next }
     index($0, "<!-- " name ":end") == 1 { skip = 0 }
-    !skip' "$ROOT/README.md" > "$tmp/README.md"
-  cp "$tmp/README.md" "$ROOT/README.md"
+    !skip' "$ROOT/$file" > "$tmp/doc"
+  cp "$tmp/doc" "$ROOT/$file"
   rm -rf "$tmp"
 }
+
+# readme_has_block NAME and write_readme_block NAME: the same, of README.md.
+readme_has_block() { doc_has_block README.md "$1"; }
+write_readme_block() { write_doc_block README.md "$1"; }
 
 # tree_git runs git in the upstream work tree.
 tree_git() { git -C "$TREE" "$@"; }

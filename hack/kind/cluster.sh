@@ -14,9 +14,9 @@
 # `up` starts the engine (hack/kind/engine.sh), builds kind (build-kind.sh),
 # the node image (NODE_IMAGE_FROM=sources: build-node-image.sh; =registry:
 # make node-image, on the published kindest/node of the release or the one
-# kind builds for it), the test
-# image, creates the cluster with the project's config, loads the test image
-# into every node and waits for every node Ready. The kubeconfig goes to
+# kind builds for it) and the test image, creates the cluster with the
+# project's config, loads the test image into every node and waits for
+# every node Ready. The kubeconfig goes to
 # _output/kind/<cluster>.kubeconfig. A second `up` with nothing changed does
 # nothing; with a new node image it creates the cluster again.
 #
@@ -27,8 +27,11 @@
 # hosts, where the v1.37 kubelet refuses to start otherwise.
 #
 # Env: NODES (1 or 3), K8S_VERSION, NODE_IMAGE, NODE_IMAGE_FROM (auto, the
-#      default: registry if kindest/node:v$K8S_VERSION can be pulled or kind
-#      can build it, else sources), KIND_WAIT (seconds for the nodes to be
+#      default: registry if the base below can be pulled or kind can build
+#      it, else sources), KIND_NODE_BASE (the registry path's base, e.g. a
+#      mirror's copy of kindest/node, pinned by digest; default kind's
+#      published image of the release, kind-config/published-node-images,
+#      or the one kind builds), KIND_WAIT (seconds for the nodes to be
 #      Ready, default 300).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -53,21 +56,42 @@ bounding_set_lacks_sys_resource() {
 
 kind_cmd() { "$KIND_BIN" "$@"; }
 
-# kind_node_base: kindest/node:v$K8S_VERSION in the engine, the base of the
-# registry path. Already there, or pulled (kind publishes one per supported
-# minor), or, for a release kind publishes no image of, built by kind
-# itself: `kind build node-image --type release` takes the release's
-# binaries and control-plane images from its download site, and kind's base
-# and add-on images from their registries; nothing is compiled here. Fails
-# (and the caller builds from sources) when none of that can be reached.
+# published_node_image prints kind's published node image of release
+# v$K8S_VERSION, pinned by digest (kind-config/published-node-images), or
+# nothing when kind publishes none of that release.
+published_node_image() {
+  awk -v release="v$K8S_VERSION" '!/^#/ && $1 == release { print $2 }' "$ROOT/kind-config/published-node-images"
+}
+
+# kind_node_base: the base of the registry path, in the engine; sets
+# node_base to its reference. In order:
+#   KIND_NODE_BASE, when set (a mirror's copy, an image of one's own, best
+#     pinned by digest): already in the engine, or pulled; nothing else;
+#   kind's published image of the release, pinned by digest: already in the
+#     engine, or pulled;
+#   for a release kind publishes no image of, kindest/node:v$K8S_VERSION as
+#     kind itself builds it: `kind build node-image --type release` takes
+#     the release's binaries and control-plane images from its download
+#     site, and kind's base and add-on images from their registries;
+#     nothing is compiled here.
+# Fails when none of that can be reached.
 kind_node_base() {
-  local ref="kindest/node:v$K8S_VERSION" buildlog="$KIND_DIR/kind-build-node-image.log"
-  docker image inspect "$ref" > /dev/null 2>&1 && return 0
-  timeout 120 docker pull "$ref" > /dev/null 2>&1 && return 0
-  log "$ref cannot be pulled: kind build node-image --type release v$K8S_VERSION (log: ${buildlog#"$ROOT"/})"
+  local published out buildlog="$KIND_DIR/kind-build-node-image.log"
+  published="$(published_node_image)"
+  node_base="${KIND_NODE_BASE:-${published:-kindest/node:v$K8S_VERSION}}"
+  docker image inspect "$node_base" > /dev/null 2>&1 && return 0
+  if [ -n "${KIND_NODE_BASE:-}" ] || [ -n "$published" ]; then
+    log "docker pull $node_base"
+    if out="$(timeout 1800 docker pull "$node_base" 2>&1)"; then
+      return 0
+    fi
+    log "cannot pull $node_base: $(tail -n1 <<< "$out")"
+    return 1
+  fi
+  log "kind publishes no node image of v$K8S_VERSION: kind build node-image --type release v$K8S_VERSION (log: ${buildlog#"$ROOT"/})"
   mkdir -p "$KIND_DIR"
-  if timeout 1800 "$KIND_BIN" build node-image --type release "v$K8S_VERSION" --image "$ref" > "$buildlog" 2>&1; then
-    log "kind built $ref"
+  if timeout 1800 "$KIND_BIN" build node-image --type release "v$K8S_VERSION" --image "$node_base" > "$buildlog" 2>&1; then
+    log "kind built $node_base"
     return 0
   fi
   log "kind build node-image failed: $(grep -m1 -i 'error\|fail' "$buildlog" || tail -n1 "$buildlog")"
@@ -90,19 +114,23 @@ cmd_up() {
   fi
 
   # The node image.
-  local from="${NODE_IMAGE_FROM:-auto}"
+  # KIND_NODE_BASE names a registry's image: the registry path, or nothing.
+  local from="${NODE_IMAGE_FROM:-auto}" node_base
+  [ -z "${KIND_NODE_BASE:-}" ] || [ "$from" != auto ] || from=registry
   if [ "$from" = auto ]; then
     if kind_node_base; then
       from=registry
     else
       from=sources
-      log "no kindest/node:v$K8S_VERSION here (no registry, or neither kind nor its download site has this release): the node image is built from sources"
+      log "no base image for the registry path (no registry, or neither kind nor its download site has v$K8S_VERSION): the node image is built from sources"
     fi
   elif [ "$from" = registry ]; then
-    kind_node_base || die "NODE_IMAGE_FROM=registry: no kindest/node:v$K8S_VERSION could be pulled or built (see above)"
+    kind_node_base || die "NODE_IMAGE_FROM=registry${KIND_NODE_BASE:+ (KIND_NODE_BASE=$KIND_NODE_BASE)}: $node_base could not be pulled or built (see above)"
+  elif [ -n "${KIND_NODE_BASE:-}" ]; then
+    die "KIND_NODE_BASE is the base of the registry path; NODE_IMAGE_FROM=$from does not take one"
   fi
   case "$from" in
-    registry) NODE_IMAGE="$node_image" BASE_REF="kindest/node:v$K8S_VERSION" "$ROOT/hack/kind/node-image.sh" ;;
+    registry) NODE_IMAGE="$node_image" BASE_REF="$node_base" "$ROOT/hack/kind/node-image.sh" ;;
     sources) NODE_IMAGE="$node_image" "$ROOT/hack/kind/build-node-image.sh" ;;
     *) die "NODE_IMAGE_FROM must be auto, registry or sources, not '$from'" ;;
   esac

@@ -4,7 +4,8 @@
 # systemd. Brings the cluster up (hack/kind/cluster.sh up), runs the suite,
 # and takes the cluster down again unless it was up before.
 #
-# Env: NODES, K8S_VERSION, FOCUS, SKIP, PROCS (as make e2e).
+# Env: NODES, K8S_VERSION, KIND_NODE_BASE (as make kind-up), FOCUS, SKIP,
+#      PROCS (as make e2e).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$ROOT/hack/kind/lib.sh"
@@ -36,19 +37,23 @@ KUBECONFIG="$kubeconfig" NODE_NAME="$node" CONTAINER_RUNTIME_ENDPOINT="unix://$s
   SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/kind/kubelet-restart.sh" "$ROOT/e2e/run.sh" 2>&1 | tee "$e2e_log" || rc=$?
 e2e=$((SECONDS - t1))
 
-# The README's line for this cluster size, written by the run that measured
-# it, from ginkgo's summary (without its colours).
+# What the run measured, from ginkgo's summary (without its colours): in
+# $KIND_DIR/test-kind-<cluster>.result always, and as the README's line for
+# this cluster size when the node image took the default path (a run on a
+# KIND_NODE_BASE of one's own is not the quick start the README shows).
 plain="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log")"
 count() { grep -oE "$1" <<< "$plain" | tail -n1 | grep -oE '[0-9]+' | head -n1 || echo "?"; }
 ran="$(grep -oE 'Ran [0-9]+ of [0-9]+ Specs' <<< "$plain" | tail -n1 | sed 's/Ran \([0-9]*\) of \([0-9]*\) Specs/\1 of \2 specs ran/' || true)"
 summary="${ran:-no summary (see $e2e_log)}: $(count '[0-9]+ Passed') passed, $(count '[0-9]+ Failed') failed, $(count '[0-9]+ Skipped') skipped"
 up_text="\`make kind-up\` ${up} s"
 [ "$was_up" = false ] || up_text="the cluster was up already"
+result="$KIND_DIR/test-kind-$name.result"
+ready="$("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get nodes --no-headers | grep -cw Ready || true)"
+kubelet="$("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}' || true)"
+echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($ready node(s) Ready, kubelet $kubelet); the e2e suite on $node: $summary, in ${e2e} s." > "$result"
 block="kind-$nodes-node"
-if readme_has_block "$block"; then
-  write_readme_block "$block" << EOF
-\`make test-kind NODES=$nodes\` of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get nodes --no-headers | grep -cw Ready) node(s) Ready, kubelet $("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}')); the e2e suite on $node: $summary, in ${e2e} s.
-EOF
+if [ -z "${KIND_NODE_BASE:-}" ] && readme_has_block "$block"; then
+  echo "\`make test-kind NODES=$nodes\` of $(cat "$result")" | write_readme_block "$block"
 fi
 [ "$rc" = 0 ] || die "the e2e suite failed on kind ($nodes node(s)): $e2e_log"
 log "e2e suite passed on kind ($nodes node(s)) in ${e2e}s; $((SECONDS - t0))s in all"

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# make test-kind-registry: make kind-up's registry path, end to end, on a
+# machine that reaches no registry (this project's). A stand-in for this
+# machine's limits: on a machine with a registry `make test-kind` takes the
+# registry path by itself and this is not needed.
+#
+# The two stand-ins, named here and in docs/kind.md:
+#   the registry   hack/tools/imgserve, a registry in memory on a loopback
+#                  port (Docker pulls from 127.0.0.0/8 over plain HTTP);
+#   its image      kind's published kindest/node cannot be fetched here, so
+#                  the node image built from sources
+#                  (hack/kind/build-node-image.sh) is served in its place,
+#                  as kindest/node:v$K8S_VERSION.
+#
+# What runs for real is what a user with a registry runs: make test-kind
+# with KIND_NODE_BASE=127.0.0.1:PORT/kindest/node:v$K8S_VERSION@sha256:...,
+# pinned by digest as kind-config/published-node-images pins kind's images.
+# make kind-up pulls that base into an engine that does not hold it, builds
+# the kubelet's layer on it and nothing else, creates the cluster, and the
+# e2e suite runs on it. The run fails unless the base was pulled, the node
+# image was built from it, and nothing was built from sources. The line it
+# measured goes into docs/kind.md.
+#
+# Env: K8S_VERSION, NODES, FOCUS, SKIP, PROCS (as make test-kind).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+source "$ROOT/hack/kind/lib.sh"
+
+[ "$(id -u)" = 0 ] || die "needs root (the Docker engine, debootstrap)"
+nodes="${NODES:-1}"
+case "$nodes" in
+  1) name=sidecar-kubelet ;;
+  3) name=sidecar-kubelet-multi ;;
+  *) die "NODES must be 1 or 3, not '$nodes'" ;;
+esac
+t0=$SECONDS
+standin="kindest/node:v$K8S_VERSION"
+work="$KIND_DIR/registry-path"
+log_file="$KIND_DIR/test-kind-registry.log"
+imgserve_pid=""
+cleanup() {
+  local rc=$?
+  if [ -n "$imgserve_pid" ]; then
+    kill -TERM "$imgserve_pid" 2> /dev/null || true
+    wait "$imgserve_pid" 2> /dev/null || true
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+rm -rf "$work"
+mkdir -p "$work"
+
+use_engine
+if ! docker info > /dev/null 2>&1; then
+  "$KIND_ENGINE" up
+  use_engine
+fi
+
+# The stand-in image: the node image from sources, under kindest/node's name
+# (written to _output/kind/node-v$K8S_VERSION.tar, which imgserve reads
+# whole before it serves).
+log "the stand-in for kind's $standin: the node image built from sources"
+NODE_IMAGE="$standin" "$ROOT/hack/kind/build-node-image.sh"
+
+# The registry.
+mkdir -p "$BIN_DIR"
+(cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/imgserve" ./imgserve)
+"$BIN_DIR/imgserve" -addr 127.0.0.1:0 -addr-file "$work/addr" "$KIND_DIR/node-v$K8S_VERSION.tar" > "$work/imgserve.log" 2>&1 &
+imgserve_pid=$!
+serving_or_gone() { [ -s "$work/addr" ] || pid_gone "$imgserve_pid"; }
+wait_for "imgserve to take the stand-in image" 900 serving_or_gone || true
+[ -s "$work/addr" ] || { cat "$work/imgserve.log" >&2; die "imgserve does not serve"; }
+addr="$(cat "$work/addr")"
+repo="$addr/kindest/node"
+digest="$(curl -sfI -H 'Accept: application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json' \
+  "http://$addr/v2/kindest/node/manifests/v$K8S_VERSION" | tr -d '\r' | awk -F': ' 'tolower($1) == "docker-content-digest" { print $2 }')"
+[[ "$digest" == sha256:* ]] || die "the registry at $addr gives no digest for $standin"
+ref="$repo:v$K8S_VERSION@$digest"
+log "the registry at $addr serves $ref"
+
+# Only a pull can bring the base into the engine now: the stand-in's tag and
+# the node image (whose layers the base shares) go, unless a cluster runs it.
+docker image rm "$standin" "$ref" "sidecar-kubelet/node:v$K8S_VERSION" > /dev/null 2>&1 || true
+
+rc=0
+KIND_NODE_BASE="$ref" NODES="$nodes" "$ROOT/hack/kind/test-kind.sh" 2>&1 | tee "$log_file" || rc=$?
+[ "$rc" = 0 ] || die "make test-kind on the registry path failed (log: ${log_file#"$ROOT"/})"
+
+# The path it took.
+grep -qF "docker pull $ref" "$log_file" || die "make kind-up did not pull $ref (log: ${log_file#"$ROOT"/})"
+grep -qF "docker build sidecar-kubelet/node:v$K8S_VERSION FROM $ref" "$log_file" ||
+  die "make kind-up did not build the node image on $ref (log: ${log_file#"$ROOT"/})"
+if grep -qE "built from sources|assembling " "$log_file"; then
+  die "make kind-up built from sources on the registry path (log: ${log_file#"$ROOT"/})"
+fi
+log "the registry path: $ref pulled, the kubelet's layer built on it, nothing from sources"
+
+block=kind-registry-path
+if doc_has_block docs/kind.md "$block"; then
+  echo "\`make test-kind-registry NODES=$nodes\` of $(cat "$KIND_DIR/test-kind-$name.result") The base pulled: \`kindest/node:v$K8S_VERSION@${digest:0:19}…\` from imgserve at $addr; $((SECONDS - t0)) s in all, the stand-in's image included." |
+    write_doc_block docs/kind.md "$block"
+fi
+log "the registry path passed in $((SECONDS - t0))s"
