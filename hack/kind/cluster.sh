@@ -76,13 +76,14 @@ published_node_image() {
 #     nothing is compiled here.
 # Fails when none of that can be reached.
 kind_node_base() {
-  local published out buildlog="$KIND_DIR/kind-build-node-image.log"
+  local published out t0=$SECONDS buildlog="$KIND_DIR/kind-build-node-image.log"
   published="$(published_node_image)"
   node_base="${KIND_NODE_BASE:-${published:-kindest/node:v$K8S_VERSION}}"
   docker image inspect "$node_base" > /dev/null 2>&1 && return 0
   if [ -n "${KIND_NODE_BASE:-}" ] || [ -n "$published" ]; then
     log "docker pull $node_base"
     if out="$(timeout 1800 docker pull "$node_base" 2>&1)"; then
+      log "pulled $node_base in $((SECONDS - t0))s"
       return 0
     fi
     log "cannot pull $node_base: $(tail -n1 <<< "$out")"
@@ -91,7 +92,7 @@ kind_node_base() {
   log "kind publishes no node image of v$K8S_VERSION: kind build node-image --type release v$K8S_VERSION (log: ${buildlog#"$ROOT"/})"
   mkdir -p "$KIND_DIR"
   if timeout 1800 "$KIND_BIN" build node-image --type release "v$K8S_VERSION" --image "$node_base" > "$buildlog" 2>&1; then
-    log "kind built $node_base"
+    log "kind built $node_base in $((SECONDS - t0))s"
     return 0
   fi
   log "kind build node-image failed: $(grep -m1 -i 'error\|fail' "$buildlog" || tail -n1 "$buildlog")"
