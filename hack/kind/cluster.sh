@@ -126,7 +126,7 @@ cmd_up() {
       log "no base image for the registry path (no registry, or neither kind nor its download site has v$K8S_VERSION): the node image is built from sources"
     fi
   elif [ "$from" = registry ]; then
-    kind_node_base || die "NODE_IMAGE_FROM=registry${KIND_NODE_BASE:+ (KIND_NODE_BASE=$KIND_NODE_BASE)}: $node_base could not be pulled or built (see above)"
+    kind_node_base || die "the registry path's base ${KIND_NODE_BASE:+(KIND_NODE_BASE) }$node_base could not be pulled or built (see above); without a registry, NODE_IMAGE_FROM=sources${KIND_NODE_BASE:+ and no KIND_NODE_BASE} builds the node image here"
   elif [ -n "${KIND_NODE_BASE:-}" ]; then
     die "KIND_NODE_BASE is the base of the registry path; NODE_IMAGE_FROM=$from does not take one"
   fi
