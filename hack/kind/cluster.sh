@@ -56,13 +56,6 @@ bounding_set_lacks_sys_resource() {
 
 kind_cmd() { "$KIND_BIN" "$@"; }
 
-# published_node_image prints kind's published node image of release
-# v$K8S_VERSION, pinned by digest (kind-config/published-node-images), or
-# nothing when kind publishes none of that release.
-published_node_image() {
-  awk -v release="v$K8S_VERSION" '!/^#/ && $1 == release { print $2 }' "$ROOT/kind-config/published-node-images"
-}
-
 # kind_node_base: the base of the registry path, in the engine; sets
 # node_base to its reference. In order:
 #   KIND_NODE_BASE, when set (a mirror's copy, an image of one's own, best

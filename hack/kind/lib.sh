@@ -9,6 +9,13 @@ KIND_BIN="${KIND_BIN:-$BIN_DIR/kind}"
 # local cluster's binaries were ever built.
 KIND_KUBECTL="$KIND_DIR/v$K8S_VERSION/bin/kubectl"
 
+# published_node_image prints kind's published node image of release
+# v$K8S_VERSION, pinned by digest (kind-config/published-node-images), or
+# nothing when kind publishes none of that release.
+published_node_image() {
+  awk -v release="v$K8S_VERSION" '!/^#/ && $1 == release { print $2 }' "$ROOT/kind-config/published-node-images"
+}
+
 # use_engine: point docker at the engine hack/kind/engine.sh runs (its socket
 # file), or at the default socket when another engine answers there.
 use_engine() {

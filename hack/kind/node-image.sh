@@ -25,7 +25,8 @@
 #                   its registry (credentials from ~/.docker/config.json).
 #
 # Env: K8S_VERSION (default the pinned one), BASE_TAR, BASE_REF (default
-#      kindest/node:v$K8S_VERSION), BASE_TAG (the image to take from a
+#      kind's published image of the release, pinned by digest
+#      (kind-config/published-node-images), else kindest/node:v$K8S_VERSION), BASE_TAG (the image to take from a
 #      BASE_TAR holding several), NODE_IMAGE (default
 #      sidecar-kubelet/node:v$K8S_VERSION), KUBELET_BIN (use this kubelet
 #      instead of building the static _output/kind/v$K8S_VERSION/bin/kubelet).
@@ -35,6 +36,7 @@
 # which may move, the base is fetched every time).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+source "$ROOT/hack/kind/lib.sh"
 
 base_tar="${BASE_TAR:-}"
 base_ref="${BASE_REF:-}"
@@ -53,7 +55,8 @@ if [ -n "$base_tar" ]; then
   base_tar="$(realpath "$base_tar")"
 elif docker_answers; then
   path=docker
-  base_ref="${base_ref:-kindest/node:v$K8S_VERSION}"
+  published="$(published_node_image)"
+  base_ref="${base_ref:-${published:-kindest/node:v$K8S_VERSION}}"
 elif [ -n "$base_ref" ]; then
   path=ref
 else

@@ -15,9 +15,9 @@
 # What runs for real is what a user with a registry runs: make test-kind
 # with KIND_NODE_BASE=127.0.0.1:PORT/kindest/node:v$K8S_VERSION@sha256:...,
 # pinned by digest as kind-config/published-node-images pins kind's images.
-# make kind-up pulls that base into an engine that does not hold it, builds
-# the kubelet's layer on it and nothing else, creates the cluster, and the
-# e2e suite runs on it. The run fails unless the base was pulled, the node
+# make kind-up pulls that base into an engine that holds none of its layers,
+# builds the kubelet's layer on it and nothing else, creates the cluster, and
+# the e2e suite runs on it. The run fails unless the base was pulled, the node
 # image was built from it, and nothing was built from sources. The line it
 # measured goes into docs/kind.md.
 #
@@ -56,6 +56,10 @@ if ! docker info > /dev/null 2>&1; then
   "$KIND_ENGINE" up
   use_engine
 fi
+# The check empties the engine of node images (below), which a running
+# cluster's nodes would hold on to.
+[ -z "$(docker ps -aq --filter label=io.x-k8s.kind.cluster)" ] ||
+  die "a kind cluster runs in this engine ($(docker ps -a --filter label=io.x-k8s.kind.cluster --format '{{.Names}}' | paste -sd' ')): make kind-down first"
 
 # The stand-in image: the node image from sources, under kindest/node's name
 # (written to _output/kind/node-v$K8S_VERSION.tar, which imgserve reads
@@ -79,9 +83,11 @@ digest="$(curl -sfI -H 'Accept: application/vnd.docker.distribution.manifest.v2+
 ref="$repo:v$K8S_VERSION@$digest"
 log "the registry at $addr serves $ref"
 
-# Only a pull can bring the base into the engine now: the stand-in's tag and
-# the node image (whose layers the base shares) go, unless a cluster runs it.
-docker image rm "$standin" "$ref" "sidecar-kubelet/node:v$K8S_VERSION" > /dev/null 2>&1 || true
+# Only a pull can bring the base into the engine now, layer by layer: every
+# image that holds the node image's layers goes (the stand-in's tag, node
+# images of both paths, bases pulled by earlier runs; all carry the label).
+mapfile -t images < <(docker image ls -q --filter label=io.sidecar-kubelet.upstream-version | sort -u)
+[ "${#images[@]}" = 0 ] || docker image rm -f "${images[@]}" > /dev/null
 
 rc=0
 KIND_NODE_BASE="$ref" NODES="$nodes" "$ROOT/hack/kind/test-kind.sh" 2>&1 | tee "$log_file" || rc=$?
