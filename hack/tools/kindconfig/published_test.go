@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -148,6 +149,43 @@ func TestPublishedNodeImages(t *testing.T) {
 		if !minors[filepath.Base(d)] {
 			t.Errorf("kind-config/published-node-images has no image of %s (patches/%s)", filepath.Base(d), filepath.Base(d))
 		}
+	}
+}
+
+// TestPublishedNodeImageLookup asks the scripts' own lookup
+// (hack/kind/lib.sh published_node_image) for every listed release and for
+// releases kind does not publish, which must get nothing: make kind-up then
+// has kind build the base.
+func TestPublishedNodeImageLookup(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root, "kind-config", "published-node-images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	images, err := parsePublished(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, im := range images {
+		want[strings.TrimPrefix(im.Release, "v")] = im.Reference
+	}
+	// Not published: the pinned v1.37.2 (kind publishes v1.37.0), and a
+	// release sharing a listed one's prefix.
+	want["1.37.2"] = ""
+	want["1.36.40"] = ""
+	for release, ref := range want {
+		t.Run(release, func(t *testing.T) {
+			cmd := exec.Command("bash", "-c", `source hack/lib.sh && source hack/kind/lib.sh && published_node_image`)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "K8S_VERSION="+release)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("published_node_image: %v\n%s", err, out)
+			}
+			if got := strings.TrimSpace(string(out)); got != ref {
+				t.Errorf("published_node_image of %s = %q, want %q", release, got, ref)
+			}
+		})
 	}
 }
 
