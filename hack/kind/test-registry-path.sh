@@ -86,8 +86,9 @@ log "the registry at $addr serves $ref"
 # Only a pull can bring the base into the engine now, layer by layer: every
 # image that holds the node image's layers goes (the stand-in's tag, node
 # images of both paths, bases pulled by earlier runs; all carry the label).
-mapfile -t images < <(docker image ls -q --filter label=io.sidecar-kubelet.upstream-version | sort -u)
-[ "${#images[@]}" = 0 ] || docker image rm -f "${images[@]}" > /dev/null
+# (prune, not rm: it takes the images built on them along, in order).
+docker image prune -a -f --filter label=io.sidecar-kubelet.upstream-version > /dev/null
+[ -z "$(docker image ls -aq --filter label=io.sidecar-kubelet.upstream-version)" ] || die "the engine keeps node images: $(docker image ls --filter label=io.sidecar-kubelet.upstream-version)"
 
 rc=0
 KIND_NODE_BASE="$ref" NODES="$nodes" "$ROOT/hack/kind/test-kind.sh" 2>&1 | tee "$log_file" || rc=$?
