@@ -7,12 +7,12 @@
 #            runc and the CNI plugins among them (debootstrap, cached:
 #            hack/kind/lib.sh kind_rootfs_tar)
 #   layer 2  the node's own files (hack/kind/node/files: entrypoint, units,
-#            containerd's config, the pod network's manifest), containerd,
-#            kubeadm and kubectl, /kind/version, and
-#            the images kubeadm and the pod network run, as tarballs under
-#            /kind/images that import-node-images.service imports at boot
-#            (hack/kind/build-node-parts.sh builds them, hack/images/podnet
-#            is the pod network)
+#            containerd's config, the manifests of the pod network and the
+#            default storage), containerd, kubeadm and kubectl, /kind/version,
+#            and the images kubeadm, the pod network and the storage run, as
+#            tarballs under /kind/images that import-node-images.service
+#            imports at boot (hack/kind/build-node-parts.sh builds them,
+#            hack/images/podnet is the pod network)
 #   layer 3  the patched kubelet, static (hack/tools/nodeimage refuses a
 #            kubelet that would not start on the base's glibc)
 #
@@ -42,6 +42,8 @@ packages="systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool
 rootfs="$(kind_rootfs_tar bookworm-node "$packages")"
 [ -f "$parts/images/list.txt" ] || die "no $parts/images/list.txt: hack/kind/build-node-parts.sh did not finish"
 pause_image="$(grep -m1 '/pause:' "$parts/images/list.txt")" || die "no pause image in $parts/images/list.txt"
+storage_image() { awk -v n="$1" '$1 == n { print $2 }' "$parts/images/storage.txt" | grep . || die "no $1 image in $parts/images/storage.txt"; }
+provisioner_image="$(storage_image local-path-provisioner)" helper_image="$(storage_image local-path-helper)"
 
 # The pod network's image.
 mkdir -p "$BIN_DIR"
@@ -78,6 +80,8 @@ else
   cp -a "$ROOT/hack/kind/node/files/." "$stage/"
   sed -i "s|PAUSE_IMAGE|$pause_image|" "$stage/etc/containerd/config.toml"
   sed -i "s|PODNET_IMAGE|$podnet_image|" "$stage/kind/manifests/default-cni.yaml"
+  sed -i -e "s|LOCAL_PATH_PROVISIONER_IMAGE|$provisioner_image|" -e "s|LOCAL_PATH_HELPER_IMAGE|$helper_image|" \
+    "$stage/kind/manifests/default-storage.yaml"
   install -d -m 0755 "$stage/usr/local/bin" "$stage/usr/bin" "$stage/kind/images" \
     "$stage/etc/systemd/system/multi-user.target.wants" "$stage/etc/cni/net.d" "$stage/etc/kubernetes/manifests"
   for b in containerd containerd-shim-runc-v2 ctr crictl; do

@@ -17,17 +17,22 @@
 #               etcd          go.etcd.io/etcd/server/v3 at kubeadm's version
 #               coredns       github.com/coredns/coredns at kubeadm's version
 #               pause         the project's own (hack/images/pause)
+#             and the default storage's, named in images/storage.txt:
+#               local-path-provisioner  github.com/rancher/local-path-provisioner
+#               local-path-helper       the project's own (hack/images/localpath)
 #
 # runc and the CNI plugins come from Debian with the root file system.
 # Incremental: each group keeps a fingerprint of its inputs and is skipped
 # when it matches.
 #
 # Env: K8S_VERSION, CONTAINERD_VERSION (hack/cluster/lib.sh's by default),
+#      LOCAL_PATH_PROVISIONER_VERSION (default kind v0.33.0's, v0.0.34),
 #      KUBELET_ONLY=1 (build the kubelet alone: make kind-kubelet).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
 source "$ROOT/hack/kind/lib.sh"
 
+LOCAL_PATH_PROVISIONER_VERSION="${LOCAL_PATH_PROVISIONER_VERSION:-v0.0.34}"
 parts="$KIND_DIR/v$K8S_VERSION"
 bin="$parts/bin" images="$parts/images"
 mkdir -p "$bin" "$images"
@@ -220,6 +225,33 @@ if ! group pause-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
   pack pause "$pause_image" -entrypoint /pause "$tmp/pause:/pause"
   record pause-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
 fi
+
+# The default storage, as kind's images have it: rancher's local-path-provisioner
+# (kind v0.33.0 ships v0.0.34; the newest the module proxy serves is built)
+# and its helper pod's image, the static hack/images/localpath. Their names
+# go to images/storage.txt, for the manifest (build-node-image.sh).
+lpp_version="$(cd "$tmp" && served github.com/rancher/local-path-provisioner "$LOCAL_PATH_PROVISIONER_VERSION")"
+lpp_image="sidecar-kubelet.local/local-path-provisioner:$lpp_version"
+want="$(printf '%s\n' "local-path-provisioner $lpp_version" "$(go_env)"; echo "$imgpack_sum")"
+if ! group local-path-provisioner-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+  start=$SECONDS
+  with_progress "building local-path-provisioner $lpp_version (static)" module_build "github.com/rancher/local-path-provisioner@$lpp_version" \
+    github.com/rancher/local-path-provisioner "$tmp/local-path-provisioner"
+  static "$tmp/local-path-provisioner"
+  pack local-path-provisioner "$lpp_image" -entrypoint /usr/local/bin/local-path-provisioner \
+    "$tmp/local-path-provisioner:/usr/local/bin/local-path-provisioner"
+  record local-path-provisioner-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  log "built local-path-provisioner $lpp_version in $((SECONDS - start))s"
+fi
+(cd "$ROOT" && go build -trimpath -o "$tmp/local-path-helper" ./hack/images/localpath)
+static "$tmp/local-path-helper"
+helper_image="sidecar-kubelet.local/local-path-helper:$(sha256sum < "$tmp/local-path-helper" | cut -c1-12)"
+want="$(printf '%s\n' "$helper_image"; echo "$imgpack_sum")"
+if ! group local-path-helper-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+  pack local-path-helper "$helper_image" -entrypoint /local-path-helper "$tmp/local-path-helper:/local-path-helper"
+  record local-path-helper-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+fi
+printf '%s\n' "local-path-provisioner $lpp_image" "local-path-helper $helper_image" > "$images/storage.txt"
 
 printf '%s\n' "${wanted[@]}" > "$images/list.txt"
 log "node parts for v$K8S_VERSION in ${parts#"$ROOT"/}: $(cd "$bin" && ls | paste -sd' '); images: $(cd "$images" && ls ./*.tar | xargs -n1 basename | paste -sd' ')"

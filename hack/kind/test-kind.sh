@@ -2,7 +2,8 @@
 # make test-kind: the e2e suite on a kind cluster of the project's node image
 # (NODES=1 by default, or 3), its kubelet-restart specs through the nodes'
 # systemd. Brings the cluster up (hack/kind/cluster.sh up), runs the suite,
-# and takes the cluster down again unless it was up before.
+# and takes the cluster down again unless it was up before. Before the suite,
+# it checks the cluster's default storage (storage_check).
 #
 # Env: NODES, K8S_VERSION, KIND_NODE_BASE (as make kind-up), FOCUS, SKIP,
 #      PROCS (as make e2e).
@@ -24,10 +25,68 @@ teardown() {
 }
 trap teardown EXIT
 
+# storage_check: the default StorageClass works as in kind's own clusters
+# (local-path-provisioner): a claim that names no class is bound when its
+# pod is scheduled, the pod writes into the volume (testserver's hook
+# creates a file), the file is in the node's folder of the volume, and the
+# folder goes with the claim (reclaim policy Delete).
+storage_check() {
+  local ns=sidecar-kubelet-storage-check t=$SECONDS pv node path
+  kubectl() { "$KIND_KUBECTL" --kubeconfig "$kubeconfig" "$@"; }
+  kubectl delete namespace "$ns" --ignore-not-found --wait=true > /dev/null
+  kubectl create namespace "$ns" > /dev/null
+  kubectl apply -n "$ns" -f - > /dev/null << 'EOF'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  accessModes: ["ReadWriteOnce"]
+  resources:
+    requests:
+      storage: 1Mi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: write
+spec:
+  restartPolicy: Never
+  containers:
+  - name: write
+    image: sidecar-kubelet.local/testserver:1
+    imagePullPolicy: Never
+    command: ["/testserver", "hook", "--name", "storage-check", "--touch", "/data/written", "--out", "/data/log"]
+    volumeMounts:
+    - name: data
+      mountPath: /data
+  volumes:
+  - name: data
+    persistentVolumeClaim:
+      claimName: data
+EOF
+  if ! kubectl wait -n "$ns" --for=jsonpath='{.status.phase}'=Succeeded pod/write --timeout=180s > /dev/null; then
+    kubectl describe -n "$ns" pvc/data pod/write >&2 || true
+    kubectl logs -n local-path-storage deploy/local-path-provisioner --tail=30 >&2 || true
+    die "storage: the pod writing to a claim of the default StorageClass did not succeed"
+  fi
+  pv="$(kubectl get -n "$ns" pvc/data -o jsonpath='{.spec.volumeName}')"
+  node="$(kubectl get -n "$ns" pod/write -o jsonpath='{.spec.nodeName}')"
+  path="$(kubectl get "pv/$pv" -o jsonpath='{.spec.hostPath.path}{.spec.local.path}')"
+  [ -n "$path" ] || die "storage: volume $pv has no path on its node"
+  docker exec "$node" test -f "$path/written" || die "storage: $path/written is not on $node"
+  kubectl delete namespace "$ns" --wait=true > /dev/null
+  kubectl wait --for=delete "pv/$pv" --timeout=120s > /dev/null 2>&1 || die "storage: volume $pv outlived its claim"
+  wait_for "the provisioner to remove $path from $node" 60 docker exec "$node" test ! -e "$path" || die "storage: $path is left on $node"
+  log "storage: a claim of the default StorageClass bound ($pv on $node), written and removed in $((SECONDS - t))s"
+}
+
 t0=$SECONDS
 "$ROOT/hack/kind/cluster.sh" up
 up=$((SECONDS - t0))
 log "kind cluster ready after ${up}s"
+use_engine
+storage_check
 t1=$SECONDS
 read -r node sock <<< "$("$ROOT/hack/kind/cluster.sh" e2e-node)"
 mkdir -p "$OUTPUT/e2e"
