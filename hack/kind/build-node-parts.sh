@@ -134,8 +134,8 @@ etcd_version="v${etcd_image##*:}" && etcd_version="${etcd_version%-*}"          
 coredns_version="${coredns_image##*:}"                                           # v1.14.6
 
 # served MODULE VERSION: VERSION if the module proxy serves it, else the
-# newest served release of the same minor (said in the log; the image keeps
-# kubeadm's name, since kubeadm asks for that name).
+# newest served release of the same minor (said in the log; etcd's and
+# CoreDNS's images keep kubeadm's names, since kubeadm asks for those).
 served() {
   local mod="$1" want="$2" minor versions v
   if GOFLAGS=-mod=mod go list -m "$mod@$want" > /dev/null 2>&1; then echo "$want"; return; fi
@@ -143,7 +143,7 @@ served() {
   versions="$(GOFLAGS=-mod=mod go list -m -versions "$mod" 2> /dev/null | tr ' ' '\n' | grep -E "^${minor//./\\.}\.[0-9]+$" || true)"
   v="$(sort -V <<< "$versions" | tail -n1)"
   [ -n "$v" ] || die "the module proxy serves neither $mod@$want nor another $minor release"
-  log "$mod@$want is not served; building $v (the newest $minor release served) under kubeadm's image name"
+  log "$mod@$want is not served; building $v, the newest $minor release served"
   echo "$v"
 }
 etcd_version="$(cd "$tmp" && served go.etcd.io/etcd/server/v3 "$etcd_version")"
