@@ -33,7 +33,7 @@ trap teardown EXIT
 storage_check() {
   local ns=sidecar-kubelet-storage-check t=$SECONDS pv node path
   kubectl() { "$KIND_KUBECTL" --kubeconfig "$kubeconfig" "$@"; }
-  kubectl delete namespace "$ns" --ignore-not-found --wait=true > /dev/null
+  kubectl delete namespace "$ns" --ignore-not-found --wait=true --timeout=120s > /dev/null
   kubectl create namespace "$ns" > /dev/null
   kubectl apply -n "$ns" -f - > /dev/null << 'EOF'
 apiVersion: v1
@@ -75,7 +75,7 @@ EOF
   path="$(kubectl get "pv/$pv" -o jsonpath='{.spec.hostPath.path}{.spec.local.path}')"
   [ -n "$path" ] || die "storage: volume $pv has no path on its node"
   docker exec "$node" test -f "$path/written" || die "storage: $path/written is not on $node"
-  kubectl delete namespace "$ns" --wait=true > /dev/null
+  kubectl delete namespace "$ns" --wait=true --timeout=120s > /dev/null || die "storage: namespace $ns was not deleted within 120 s"
   kubectl wait --for=delete "pv/$pv" --timeout=120s > /dev/null 2>&1 || die "storage: volume $pv outlived its claim"
   wait_for "the provisioner to remove $path from $node" 60 docker exec "$node" test ! -e "$path" || die "storage: $path is left on $node"
   log "storage: a claim of the default StorageClass bound ($pv on $node), written and removed in $((SECONDS - t))s"
