@@ -114,14 +114,7 @@ func TestParsePublished(t *testing.T) {
 // holding kind's own default image, of the kind release the project builds
 // (so that a kind bump without the new release notes' digests fails here).
 func TestPublishedNodeImages(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(root, "kind-config", "published-node-images"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	images, err := parsePublished(raw)
-	if err != nil {
-		t.Fatalf("kind-config/published-node-images: %v", err)
-	}
+	images := readPublished(t)
 	refs := map[string]bool{}
 	minors := map[string]bool{}
 	for _, im := range images {
@@ -157,14 +150,7 @@ func TestPublishedNodeImages(t *testing.T) {
 // releases kind does not publish, which must get nothing: make kind-up then
 // has kind build the base.
 func TestPublishedNodeImageLookup(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(root, "kind-config", "published-node-images"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	images, err := parsePublished(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	images := readPublished(t)
 	want := map[string]string{}
 	for _, im := range images {
 		want[strings.TrimPrefix(im.Release, "v")] = im.Reference
@@ -187,6 +173,20 @@ func TestPublishedNodeImageLookup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readPublished parses kind-config/published-node-images.
+func readPublished(t *testing.T) []publishedImage {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "kind-config", "published-node-images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	images, err := parsePublished(raw)
+	if err != nil {
+		t.Fatalf("kind-config/published-node-images: %v", err)
+	}
+	return images
 }
 
 // minorOf gives vX.Y of vX.Y.Z.
