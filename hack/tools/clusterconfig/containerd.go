@@ -150,9 +150,15 @@ func containerdConfigFile(o containerdOptions) ([]byte, error) {
 	p.Opt.Path = filepath.Join(ctrd, "opt")
 	p.NRI.Disable = true
 
+	return tomlFile(containerdHeader, c)
+}
+
+// tomlFile is header (comment lines, each ending in a newline) followed by v
+// in TOML: containerd's config and its hosts.toml files.
+func tomlFile(header string, v any) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.WriteString(containerdHeader)
-	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
+	buf.WriteString(header)
+	if err := toml.NewEncoder(&buf).Encode(v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -17,12 +17,9 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"net/url"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 )
 
 // mirrorOptions describe one registry host that containerd reaches through
@@ -54,14 +51,8 @@ func mirrorHostsFile(o mirrorOptions) ([]byte, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("mirror: -mirror must be an http:// or https:// URL, not %q", o.Mirror)
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Written by hack/tools/clusterconfig: %s stands in for %s.\n", o.Mirror, o.Host)
-	err = toml.NewEncoder(&b).Encode(hostsFile{
+	return tomlFile(fmt.Sprintf("# Written by hack/tools/clusterconfig: %s stands in for %s.\n", o.Mirror, o.Host), hostsFile{
 		Server: "https://" + o.Host,
 		Host:   map[string]hostEntry{o.Mirror: {Capabilities: []string{"pull", "resolve"}}},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
