@@ -295,15 +295,21 @@ build_kubelet() (
   log "built $out ($version) in $((SECONDS - start))s"
 )
 
+# build_tool NAME builds hack/tools/NAME into $BIN_DIR/NAME (go's build
+# cache makes that quick when nothing changed).
+build_tool() {
+  mkdir -p "$BIN_DIR"
+  (cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/$1" "./$1") || die "cannot build hack/tools/$1"
+}
+
 # clusterconfig runs hack/tools/clusterconfig, which writes the node's
 # configuration files from typed values and knows the kubelet's default
 # gates by release (the local cluster's and kind's). It is built the first
-# time a script calls it (go's build cache makes that quick when nothing
-# changed), so that a config is never written by a stale binary.
+# time a script calls it, so that a config is never written by a stale
+# binary.
 clusterconfig() {
   if [ "${_clusterconfig_built:-}" != "$BIN_DIR/clusterconfig" ]; then
-    mkdir -p "$BIN_DIR"
-    (cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/clusterconfig" ./clusterconfig) || die "cannot build hack/tools/clusterconfig"
+    build_tool clusterconfig
     _clusterconfig_built="$BIN_DIR/clusterconfig"
   fi
   "$BIN_DIR/clusterconfig" "$@"

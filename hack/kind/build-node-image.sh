@@ -46,8 +46,8 @@ storage_image() { awk -v n="$1" '$1 == n { print $2 }' "$parts/images/storage.tx
 provisioner_image="$(storage_image local-path-provisioner)" helper_image="$(storage_image local-path-helper)"
 
 # The pod network's image.
-mkdir -p "$BIN_DIR"
-(cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/imgpack" ./imgpack && go build -o "$BIN_DIR/nodeimage" ./nodeimage)
+build_tool imgpack
+build_tool nodeimage
 work="$(mktemp -d "$KIND_DIR/.node-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$work/podnet" ./hack/images/podnet)

@@ -124,7 +124,7 @@ if ! group containerd "$want"; then
 fi
 
 # --- the images ---------------------------------------------------------------------
-(cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/imgpack" ./imgpack)
+build_tool imgpack
 imgpack_sum="$(sha256sum < "$BIN_DIR/imgpack")"
 mapfile -t wanted < <("$bin/kubeadm" config images list --kubernetes-version "v$K8S_VERSION" 2> /dev/null)
 [ "${#wanted[@]}" -ge 7 ] || die "kubeadm config images list gave ${#wanted[@]} images: ${wanted[*]}"

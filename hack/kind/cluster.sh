@@ -38,11 +38,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$ROOT/hack/kind/lib.sh"
 
 nodes="${NODES:-1}"
-case "$nodes" in
-  1) name=sidecar-kubelet config="$ROOT/kind-config/one-node.yaml" ;;
-  3) name=sidecar-kubelet-multi config="$ROOT/kind-config/three-node.yaml" ;;
-  *) die "NODES must be 1 or 3, not '$nodes'" ;;
-esac
+name="$(kind_cluster "$nodes")"
+config="$ROOT/kind-config/one-node.yaml"
+[ "$nodes" = 1 ] || config="$ROOT/kind-config/three-node.yaml"
 node_image="${NODE_IMAGE:-sidecar-kubelet/node:v$K8S_VERSION}"
 kubeconfig="$KIND_DIR/$name.kubeconfig"
 kubectl() { "$KIND_KUBECTL" --kubeconfig "$kubeconfig" "$@"; }
@@ -95,12 +93,7 @@ kind_node_base() {
 cmd_up() {
   local t0=$SECONDS
   [ "$(id -u)" = 0 ] || die "needs root (the Docker engine, debootstrap)"
-  # A Docker engine that answers already (a user's) is used as it is.
-  use_engine
-  if ! docker info > /dev/null 2>&1; then
-    "$KIND_ENGINE" up
-    use_engine
-  fi
+  ensure_engine
   "$ROOT/hack/kind/build-kind.sh"
   if bounding_set_lacks_sys_resource; then
     log "this machine's capability bounding set lacks CAP_SYS_RESOURCE: kind runs docker through the stand-in hack/kind/standin/docker (docs/kind.md)"
@@ -218,7 +211,7 @@ cmd_down() {
   fi
   if [ -x "$KIND_BIN" ]; then
     local c
-    for c in sidecar-kubelet sidecar-kubelet-multi; do
+    for c in "$(kind_cluster 1)" "$(kind_cluster 3)"; do
       if kind_cmd get clusters 2> /dev/null | grep -qx "$c"; then
         kind_cmd delete cluster --name "$c"
       fi

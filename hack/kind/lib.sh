@@ -16,6 +16,27 @@ published_node_image() {
   awk -v release="v$K8S_VERSION" '!/^#/ && $1 == release { print $2 }' "$ROOT/kind-config/published-node-images"
 }
 
+# kind_cluster NODES prints the name of the project's kind cluster of NODES
+# nodes: sidecar-kubelet (1: a control plane that is also the worker) or
+# sidecar-kubelet-multi (3: a control plane and two workers).
+kind_cluster() {
+  case "$1" in
+    1) echo sidecar-kubelet ;;
+    3) echo sidecar-kubelet-multi ;;
+    *) die "NODES must be 1 or 3, not '$1'" ;;
+  esac
+}
+
+# ensure_engine: a Docker engine that answers, for docker and kind: one that
+# answers already (a user's) is used as it is, else hack/kind/engine.sh
+# starts the project's.
+ensure_engine() {
+  use_engine
+  docker info > /dev/null 2>&1 && return 0
+  "$KIND_ENGINE" up
+  use_engine
+}
+
 # use_engine: point docker at the engine hack/kind/engine.sh runs (its socket
 # file), or at the default socket when another engine answers there.
 use_engine() {

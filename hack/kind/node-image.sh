@@ -144,8 +144,7 @@ if [ "$path" = tar ]; then
 fi
 
 log "building hack/tools/nodeimage"
-mkdir -p "$BIN_DIR"
-(cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/nodeimage" ./nodeimage)
+build_tool nodeimage
 
 args=(--kubelet "$kubelet" --upstream-version "v$K8S_VERSION" --series-hash "$series"
   --image-version "$kubelet_version" --name "$node_image" --out "$out")

@@ -12,11 +12,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 source "$ROOT/hack/kind/lib.sh"
 
 nodes="${NODES:-1}"
-name=sidecar-kubelet
-[ "$nodes" != 3 ] || name=sidecar-kubelet-multi
+name="$(kind_cluster "$nodes")"
 kubeconfig="$KIND_DIR/$name.kubeconfig"
+kubectl() { "$KIND_KUBECTL" --kubeconfig "$kubeconfig" "$@"; }
 was_up=false
-[ -f "$kubeconfig" ] && "$KIND_KUBECTL" --kubeconfig "$kubeconfig" get --raw /readyz > /dev/null 2>&1 && was_up=true
+[ -f "$kubeconfig" ] && kubectl get --raw /readyz > /dev/null 2>&1 && was_up=true
 
 teardown() {
   local rc=$?
@@ -32,7 +32,6 @@ trap teardown EXIT
 # folder goes with the claim (reclaim policy Delete).
 storage_check() {
   local ns=sidecar-kubelet-storage-check t=$SECONDS pv node path
-  kubectl() { "$KIND_KUBECTL" --kubeconfig "$kubeconfig" "$@"; }
   kubectl delete namespace "$ns" --ignore-not-found --wait=true --timeout=120s > /dev/null
   kubectl create namespace "$ns" > /dev/null
   kubectl apply -n "$ns" -f - > /dev/null << 'EOF'
@@ -107,8 +106,8 @@ summary="${ran:-no summary (see $e2e_log)}: $(count '[0-9]+ Passed') passed, $(c
 up_text="\`make kind-up\` ${up} s"
 [ "$was_up" = false ] || up_text="the cluster was up already"
 result="$KIND_DIR/test-kind-$name.result"
-ready="$("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get nodes --no-headers | grep -cw Ready || true)"
-kubelet="$("$KIND_KUBECTL" --kubeconfig "$kubeconfig" get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}' || true)"
+ready="$(kubectl get nodes --no-headers | grep -cw Ready || true)"
+kubelet="$(kubectl get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}' || true)"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($ready node(s) Ready, kubelet $kubelet); the e2e suite on $node: $summary, in ${e2e} s." > "$result"
 block="kind-$nodes-node"
 if [ -z "${KIND_NODE_BASE:-}" ] && readme_has_block "$block"; then

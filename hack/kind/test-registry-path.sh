@@ -28,11 +28,7 @@ source "$ROOT/hack/kind/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (the Docker engine, debootstrap)"
 nodes="${NODES:-1}"
-case "$nodes" in
-  1) name=sidecar-kubelet ;;
-  3) name=sidecar-kubelet-multi ;;
-  *) die "NODES must be 1 or 3, not '$nodes'" ;;
-esac
+name="$(kind_cluster "$nodes")"
 t0=$SECONDS
 standin="kindest/node:v$K8S_VERSION"
 work="$KIND_DIR/registry-path"
@@ -51,11 +47,7 @@ trap cleanup EXIT
 rm -rf "$work"
 mkdir -p "$work"
 
-use_engine
-if ! docker info > /dev/null 2>&1; then
-  "$KIND_ENGINE" up
-  use_engine
-fi
+ensure_engine
 # The check empties the engine of node images (below), which a running
 # cluster's nodes would hold on to.
 [ -z "$(docker ps -aq --filter label=io.x-k8s.kind.cluster)" ] ||
@@ -68,8 +60,7 @@ log "the stand-in for kind's $standin: the node image built from sources"
 NODE_IMAGE="$standin" "$ROOT/hack/kind/build-node-image.sh"
 
 # The registry.
-mkdir -p "$BIN_DIR"
-(cd "$ROOT/hack/tools" && go build -o "$BIN_DIR/imgserve" ./imgserve)
+build_tool imgserve
 "$BIN_DIR/imgserve" -addr 127.0.0.1:0 -addr-file "$work/addr" "$KIND_DIR/node-v$K8S_VERSION.tar" > "$work/imgserve.log" 2>&1 &
 imgserve_pid=$!
 serving_or_gone() { [ -s "$work/addr" ] || pid_gone "$imgserve_pid"; }
