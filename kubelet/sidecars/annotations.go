@@ -19,7 +19,6 @@ package sidecars
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +37,22 @@ const (
 
 // layoutAnnotations are the annotations a Layout is read from.
 var layoutAnnotations = [...]string{SidecarsAnnotation, WaitReadyAnnotation}
+
+const (
+	// maxProblems is how many problems an AnnotationError lists; it counts
+	// the others. Every problem quotes at most maxQuoted bytes of the value,
+	// so an error's text is bounded whatever the value's length.
+	maxProblems = 8
+	// maxQuoted is how much of a value, or of one item of it, a problem
+	// quotes: more than a container name (at most 63 bytes) can be.
+	maxQuoted = 64
+	// maxWaitReadyLen is the longest wait-ready value read as a boolean:
+	// strconv.ParseBool's longest word with room for spaces around it.
+	maxWaitReadyLen = 32
+	// MaxEventMessage is the longest message of the fork's events, in bytes
+	// (SPEC rule 16).
+	MaxEventMessage = 1024
+)
 
 // Layout is the arrangement of a pod's containers around its sidecars, as
 // the pod's annotations ask for it. The zero Layout is upstream behaviour.
@@ -69,86 +84,239 @@ func (l Layout) StartWaitsOnProbes() bool { return l.Ordered() }
 func (l Layout) Ordered() bool { return l.HasSidecars() || l.WaitReady }
 
 // IsSidecar reports whether the entry of spec.containers with this name is
-// an annotated sidecar.
-func (l Layout) IsSidecar(name string) bool { return slices.Contains(l.Sidecars, name) }
+// an annotated sidecar. A pod has a handful of sidecars, so a scan is
+// cheaper than a set.
+func (l Layout) IsSidecar(name string) bool {
+	for _, s := range l.Sidecars {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
 
 // AnnotationError says what is wrong with a pod's sidecar annotations. The
 // pod then runs with upstream behaviour.
 type AnnotationError struct {
-	// Problems are the findings, each a sentence naming the annotation.
+	// Problems are the first findings (at most maxProblems), each a
+	// sentence that starts with the annotation's name and quotes only its
+	// own item.
 	Problems []string
+	// More counts the findings beyond Problems.
+	More int
 }
 
-func (e *AnnotationError) Error() string { return strings.Join(e.Problems, "; ") }
+func (e *AnnotationError) Error() string {
+	text := strings.Join(e.Problems, "; ")
+	if e.More > 0 {
+		text += fmt.Sprintf("; and %d more", e.More)
+	}
+	return text
+}
 
-// ParseAnnotations reads the sidecar layout a pod asks for. A pod without
-// the annotations gets the zero Layout at the cost of two map lookups. A
-// malformed annotation gives the zero Layout and an *AnnotationError that
-// names every problem found.
-func ParseAnnotations(pod *v1.Pod) (Layout, error) {
-	if pod == nil || len(pod.Annotations) == 0 {
-		return Layout{}, nil
+func (e *AnnotationError) add(annotation, format string, args ...any) {
+	if len(e.Problems) == maxProblems {
+		e.More++
+		return
 	}
-	sidecarsValue, hasSidecars := pod.Annotations[SidecarsAnnotation]
-	waitReadyValue, hasWaitReady := pod.Annotations[WaitReadyAnnotation]
-	if !hasSidecars && !hasWaitReady {
-		return Layout{}, nil
-	}
+	e.Problems = append(e.Problems, annotation+": "+fmt.Sprintf(format, args...))
+}
 
-	var layout Layout
-	var problems []string
-	if hasSidecars {
-		var p []string
-		layout.Sidecars, p = parseSidecars(pod, sidecarsValue)
-		problems = append(problems, p...)
+// quote quotes s for a problem or an event, cut to maxQuoted bytes.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
 	}
-	if hasWaitReady {
-		waitReady, err := strconv.ParseBool(strings.TrimSpace(waitReadyValue))
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s=%q: not a boolean, want \"true\" or \"false\"", WaitReadyAnnotation, waitReadyValue))
+	return strconv.Quote(s[:maxQuoted]) + fmt.Sprintf("... (%d bytes)", len(s))
+}
+
+// Decision is the sidecar layout a pod runs with. The kubelet makes it once
+// per pod, from the annotations the pod's sandbox is created with, and
+// keeps it for the pod's life (SPEC rule 19).
+type Decision struct {
+	// Layout is the layout decided; the zero Layout when Err is set.
+	Layout Layout
+	// Err is the *AnnotationError of malformed annotations: the pod runs
+	// with upstream behaviour, and the kubelet says why once.
+	Err error
+	// Annotations are the sidecar annotations decided from, and only they:
+	// a new sandbox of the pod is created with them, so that a restarted
+	// kubelet decides the same from it.
+	Annotations map[string]string
+}
+
+// HasAnnotations reports whether annotations hold a sidecar annotation. A
+// pod without them costs two map lookups.
+func HasAnnotations(annotations map[string]string) bool {
+	for _, key := range layoutAnnotations {
+		if _, ok := annotations[key]; ok {
+			return true
 		}
-		layout.WaitReady = waitReady
 	}
-	if len(problems) > 0 {
-		return Layout{}, &AnnotationError{Problems: problems}
-	}
-	return layout, nil
+	return false
 }
 
-func parseSidecars(pod *v1.Pod, value string) ([]string, []string) {
-	var problems []string
-	problem := func(format string, args ...any) {
-		problems = append(problems, fmt.Sprintf("%s=%q: ", SidecarsAnnotation, value)+fmt.Sprintf(format, args...))
+// Decide decides the layout of pod from its sidecar annotations as
+// annotations holds them: the pod's own for its first sandbox, or those its
+// sandbox was created with. Its cost is linear in the length of the values:
+// a sidecars value longer than any valid one for the pod can be is refused
+// before it is split, container names are looked up in sets, and an error
+// quotes at most maxProblems items of maxQuoted bytes each.
+func Decide(pod *v1.Pod, annotations map[string]string) Decision {
+	if pod == nil || !HasAnnotations(annotations) {
+		return Decision{}
 	}
+	d := Decision{Annotations: map[string]string{}}
+	var problems AnnotationError
+	if value, ok := annotations[SidecarsAnnotation]; ok {
+		d.Annotations[SidecarsAnnotation] = value
+		d.Layout.Sidecars = parseSidecars(&pod.Spec, value, &problems)
+	}
+	if value, ok := annotations[WaitReadyAnnotation]; ok {
+		d.Annotations[WaitReadyAnnotation] = value
+		d.Layout.WaitReady = parseWaitReady(value, &problems)
+	}
+	if len(problems.Problems) > 0 {
+		d.Layout, d.Err = Layout{}, &problems
+	}
+	return d
+}
 
+// maxSidecarsLen is the longest sidecars value that can be valid for the
+// pod: each of its containers' names once, each with a comma and a space
+// on either side.
+func maxSidecarsLen(spec *v1.PodSpec) int {
+	n := 0
+	for i := range spec.Containers {
+		n += len(spec.Containers[i].Name) + 3
+	}
+	return n
+}
+
+func parseSidecars(spec *v1.PodSpec, value string, problems *AnnotationError) []string {
+	if limit := maxSidecarsLen(spec); len(value) > limit {
+		problems.add(SidecarsAnnotation, "%d bytes, longer than any valid value for this pod (%d: each container's name once, with a comma and a space on either side)", len(value), limit)
+		return nil
+	}
 	if strings.TrimSpace(value) == "" {
-		problem("names no container")
-		return nil, problems
+		problems.add(SidecarsAnnotation, "names no container")
+		return nil
+	}
+	containers := make(map[string]bool, len(spec.Containers))
+	for i := range spec.Containers {
+		containers[spec.Containers[i].Name] = true
+	}
+	initContainers := make(map[string]bool, len(spec.InitContainers))
+	for i := range spec.InitContainers {
+		initContainers[spec.InitContainers[i].Name] = true
 	}
 	var names []string
-	for i, item := range strings.Split(value, ",") {
-		name := strings.TrimSpace(item)
-		switch {
+	listed := map[string]bool{}
+	item := 0
+	for rest := value; ; {
+		item++
+		raw, after, more := strings.Cut(rest, ",")
+		switch name := strings.TrimSpace(raw); {
 		case name == "":
-			problem("item %d is empty", i+1)
-		case slices.Contains(names, name):
-			problem("%q is listed twice", name)
-		case hasContainer(pod.Spec.Containers, name):
+			problems.add(SidecarsAnnotation, "item %d is empty", item)
+		case listed[name]:
+			problems.add(SidecarsAnnotation, "%s is listed twice", quote(name))
+		case containers[name]:
+			listed[name] = true
 			names = append(names, name)
-		case hasContainer(pod.Spec.InitContainers, name):
-			problem("%q is an init container; native sidecars are declared with restartPolicy: Always, not with this annotation", name)
+		case initContainers[name]:
+			problems.add(SidecarsAnnotation, "%s is an init container; native sidecars are declared with restartPolicy: Always, not with this annotation", quote(name))
 		default:
-			problem("%q is not a container of the pod", name)
+			problems.add(SidecarsAnnotation, "%s is not a container of the pod", quote(name))
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
-	if len(names) > 0 && len(names) == len(pod.Spec.Containers) {
-		problem("names every container; at least one app container must remain")
+	if len(names) > 0 && len(names) == len(spec.Containers) {
+		problems.add(SidecarsAnnotation, "names every container; at least one app container must remain")
 	}
-	return names, problems
+	return names
 }
 
-func hasContainer(containers []v1.Container, name string) bool {
-	return slices.ContainsFunc(containers, func(c v1.Container) bool { return c.Name == name })
+func parseWaitReady(value string, problems *AnnotationError) bool {
+	if len(value) <= maxWaitReadyLen {
+		if waitReady, err := strconv.ParseBool(strings.TrimSpace(value)); err == nil {
+			return waitReady
+		}
+	}
+	problems.add(WaitReadyAnnotation, "%s is not a boolean; want \"true\" or \"false\"", quote(value))
+	return false
+}
+
+// ChangeIn says how the sidecar annotations in now differ from those the
+// decision was made from, for the SidecarAnnotationChanged event: each
+// changed annotation with its value then and now, each value quoted to at
+// most maxQuoted bytes. It is empty when nothing changed.
+func (d Decision) ChangeIn(now map[string]string) string {
+	var parts []string
+	for _, key := range layoutAnnotations {
+		then, hadIt := d.Annotations[key]
+		value, hasIt := now[key]
+		switch {
+		case hadIt == hasIt && then == value:
+		case !hadIt:
+			parts = append(parts, fmt.Sprintf("%s=%s added", key, quote(value)))
+		case !hasIt:
+			parts = append(parts, fmt.Sprintf("%s=%s removed", key, quote(then)))
+		default:
+			parts = append(parts, fmt.Sprintf("%s changed from %s to %s", key, quote(then), quote(value)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Unchanged reports whether now holds the sidecar annotations the decision
+// was made from: four map lookups and two string comparisons.
+func (d Decision) Unchanged(now map[string]string) bool {
+	for _, key := range layoutAnnotations {
+		then, hadIt := d.Annotations[key]
+		value, hasIt := now[key]
+		if hadIt != hasIt || then != value {
+			return false
+		}
+	}
+	return true
+}
+
+// PodAsDecided returns the pod carrying the sidecar annotations the decision
+// was made from, as a new sandbox of the pod is to be created: pod itself
+// when it carries them already, else a shallow copy with its own
+// annotations. pod is never modified.
+func (d Decision) PodAsDecided(pod *v1.Pod) *v1.Pod {
+	if pod == nil || d.Unchanged(pod.Annotations) {
+		return pod
+	}
+	copied := *pod
+	copied.Annotations = maps.Clone(pod.Annotations)
+	if copied.Annotations == nil {
+		copied.Annotations = map[string]string{}
+	}
+	for _, key := range layoutAnnotations {
+		if then, ok := d.Annotations[key]; ok {
+			copied.Annotations[key] = then
+		} else {
+			delete(copied.Annotations, key)
+		}
+	}
+	return &copied
+}
+
+// ParseAnnotations reads the sidecar layout a pod's own annotations ask
+// for: Decide from pod.Annotations. A malformed annotation gives the zero
+// Layout and an *AnnotationError.
+func ParseAnnotations(pod *v1.Pod) (Layout, error) {
+	if pod == nil {
+		return Layout{}, nil
+	}
+	d := Decide(pod, pod.Annotations)
+	return d.Layout, d.Err
 }
 
 // LayoutFor returns the layout the pod asks for while the kubelet's feature
@@ -157,77 +325,37 @@ func hasContainer(containers []v1.Container, name string) bool {
 // Layout and its *AnnotationError. gateOn is asked only for pods that carry
 // the annotations, so a pod without them costs two map lookups.
 func LayoutFor(pod *v1.Pod, gateOn func() bool) (Layout, error) {
-	if pod == nil || !hasAnnotations(pod) || !gateOn() {
+	if pod == nil || !HasAnnotations(pod.Annotations) || !gateOn() {
 		return Layout{}, nil
 	}
 	return ParseAnnotations(pod)
 }
 
-func hasAnnotations(pod *v1.Pod) bool {
-	for _, key := range layoutAnnotations {
-		if _, ok := pod.Annotations[key]; ok {
-			return true
-		}
-	}
-	return false
-}
-
 // StartedWith returns the pod as the kubelet runs it: carrying the sidecar
 // annotations that its sandbox was created with, which the container
-// runtime keeps with the sandbox, rather than those it carries now. Which
-// containers are sidecars, and wait-ready, are fixed for a running pod
-// (SPEC rule 19): a later change of the annotations changes nothing, and a
-// restarted kubelet reads the same values from the runtime. A pod without a
-// sandbox yet (hasSandbox false) is returned as it is.
-//
-// changed reports that the pod's annotations differ from the started ones;
-// the returned pod is then a shallow copy with its own annotations, and pod
-// itself is never modified. A pod without sidecar annotations, now or when
-// it started, costs four map lookups.
+// runtime keeps with the sandbox, rather than those it carries now (SPEC
+// rule 19). A pod without a sandbox yet (hasSandbox false) is returned as
+// it is. changed reports that the pod's annotations differ from the started
+// ones; the returned pod is then a shallow copy, and pod itself is never
+// modified.
 func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox bool) (started *v1.Pod, changed bool) {
 	if pod == nil || !hasSandbox {
 		return pod, false
 	}
+	d := Decision{Annotations: map[string]string{}}
 	for _, key := range layoutAnnotations {
-		now, inPod := pod.Annotations[key]
-		then, inSandbox := sandboxAnnotations[key]
-		changed = changed || inPod != inSandbox || now != then
-	}
-	if !changed {
-		return pod, false
-	}
-	copied := *pod
-	copied.Annotations = maps.Clone(pod.Annotations)
-	if copied.Annotations == nil {
-		copied.Annotations = map[string]string{}
-	}
-	for _, key := range layoutAnnotations {
-		if then, inSandbox := sandboxAnnotations[key]; inSandbox {
-			copied.Annotations[key] = then
-		} else {
-			delete(copied.Annotations, key)
+		if value, ok := sandboxAnnotations[key]; ok {
+			d.Annotations[key] = value
 		}
 	}
-	return &copied, true
+	if d.Unchanged(pod.Annotations) {
+		return pod, false
+	}
+	return d.PodAsDecided(pod), true
 }
 
 // DescribeChange says how the pod's sidecar annotations differ from those
-// it started with, for the SidecarAnnotationChanged event: each changed
-// annotation with its value then and now.
+// it started with, for the SidecarAnnotationChanged event.
 func DescribeChange(started, now *v1.Pod) string {
-	var parts []string
-	for _, key := range layoutAnnotations {
-		then, hadIt := started.Annotations[key]
-		value, hasIt := now.Annotations[key]
-		switch {
-		case hadIt == hasIt && then == value:
-		case !hadIt:
-			parts = append(parts, fmt.Sprintf("%s=%q added", key, value))
-		case !hasIt:
-			parts = append(parts, fmt.Sprintf("%s=%q removed", key, then))
-		default:
-			parts = append(parts, fmt.Sprintf("%s changed from %q to %q", key, then, value))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return Decide(started, started.Annotations).ChangeIn(now.Annotations)
 }

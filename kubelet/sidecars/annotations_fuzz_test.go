@@ -25,6 +25,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// maxErrorText bounds an AnnotationError's text: maxProblems problems and
+// the count of the others, each problem a sentence quoting at most
+// maxQuoted bytes (escaped, up to four bytes each).
+const maxErrorText = (maxProblems + 1) * (len(SidecarsAnnotation) + 4*maxQuoted + 160)
+
 // FuzzParseAnnotations checks ParseAnnotations on a pod with the containers
 // app, a and b and the init containers init (plain) and native (restartPolicy
 // Always), with both annotations set to the fuzzed values. Its seeds cover
@@ -68,6 +73,10 @@ func FuzzParseAnnotations(f *testing.F) {
 		{"a\x00,b", "\xff"},
 		{"a,\u00a0b\u00a0", "true"},
 		{"a\tb", "t"},
+		// Long values.
+		{strings.Repeat("nope,", 1000), strings.Repeat("y", 1000)},
+		{strings.Repeat(",", 13), "true"},
+		{strings.Repeat("\xff", 100), "true"},
 	} {
 		f.Add(seed.sidecars, seed.waitReady)
 	}
@@ -89,6 +98,14 @@ func FuzzParseAnnotations(f *testing.F) {
 			}
 			if len(annotationErr.Problems) == 0 {
 				t.Errorf("ParseAnnotations(%q, %q) returned an *AnnotationError without problems", sidecars, waitReady)
+			}
+			// The error, and so the event, stays small whatever the values'
+			// length (SPEC rule 16).
+			if got := len(err.Error()); got > maxErrorText {
+				t.Errorf("ParseAnnotations(%d bytes, %d bytes) error is %d bytes, more than %d", len(sidecars), len(waitReady), got, maxErrorText)
+			}
+			if got := len(InvalidAnnotationEvent(err).Message); got > MaxEventMessage {
+				t.Errorf("ParseAnnotations(%d bytes, %d bytes) event message is %d bytes, more than %d", len(sidecars), len(waitReady), got, MaxEventMessage)
 			}
 			for _, problem := range annotationErr.Problems {
 				if !strings.HasPrefix(problem, SidecarsAnnotation) && !strings.HasPrefix(problem, WaitReadyAnnotation) {

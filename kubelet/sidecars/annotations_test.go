@@ -18,6 +18,7 @@ package sidecars
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func newAnnotatedPod(annotations map[string]string) *v1.Pod {
 
 func TestParseAnnotations(t *testing.T) {
 	const (
-		notBoolean = `: not a boolean, want "true" or "false"`
+		notBoolean = ` is not a boolean; want "true" or "false"`
 		initName   = ` is an init container; native sidecars are declared with restartPolicy: Always, not with this annotation`
 	)
 	testCases := []struct {
@@ -67,6 +68,8 @@ func TestParseAnnotations(t *testing.T) {
 		// wantProblems, when set, are the problems the *AnnotationError must
 		// report, in this order.
 		wantProblems []string
+		// wantMore is how many more problems the error counts.
+		wantMore int
 	}{
 		{
 			name:       "nil pod",
@@ -135,98 +138,133 @@ func TestParseAnnotations(t *testing.T) {
 		{
 			name:         "empty value",
 			annotations:  map[string]string{SidecarsAnnotation: ""},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="": names no container`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: names no container`},
 		},
 		{
 			name:         "blank value",
 			annotations:  map[string]string{SidecarsAnnotation: "  "},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="  ": names no container`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: names no container`},
 		},
 		{
 			name:         "empty item",
 			annotations:  map[string]string{SidecarsAnnotation: "a,,b"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,,b": item 2 is empty`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: item 2 is empty`},
 		},
 		{
 			name:         "blank item",
 			annotations:  map[string]string{SidecarsAnnotation: "a, ,b"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a, ,b": item 2 is empty`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: item 2 is empty`},
 		},
 		{
 			name:         "trailing comma",
 			annotations:  map[string]string{SidecarsAnnotation: "a,"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,": item 2 is empty`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: item 2 is empty`},
 		},
 		{
 			name:         "leading comma",
 			annotations:  map[string]string{SidecarsAnnotation: ",a"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars=",a": item 1 is empty`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: item 1 is empty`},
 		},
 		{
 			name:         "duplicate",
 			annotations:  map[string]string{SidecarsAnnotation: "a,b,a"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,b,a": "a" is listed twice`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: "a" is listed twice`},
 		},
 		{
 			name:         "duplicate after trimming",
 			annotations:  map[string]string{SidecarsAnnotation: "a, a"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a, a": "a" is listed twice`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: "a" is listed twice`},
 		},
 		{
 			name:         "unknown name",
 			annotations:  map[string]string{SidecarsAnnotation: "a,istio-proxy"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,istio-proxy": "istio-proxy" is not a container of the pod`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: "istio-proxy" is not a container of the pod`},
 		},
 		{
 			name:         "names are case sensitive",
 			annotations:  map[string]string{SidecarsAnnotation: "A"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="A": "A" is not a container of the pod`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: "A" is not a container of the pod`},
 		},
 		{
 			name:         "plain init container",
 			annotations:  map[string]string{SidecarsAnnotation: "init"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="init": "init"` + initName},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: "init"` + initName},
 		},
 		{
 			name:         "native sidecar",
 			annotations:  map[string]string{SidecarsAnnotation: "a,native"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,native": "native"` + initName},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: "native"` + initName},
 		},
 		{
 			name:         "every container named",
 			annotations:  map[string]string{SidecarsAnnotation: "a,b,app"},
-			wantProblems: []string{`sidecar-kubelet.io/sidecars="a,b,app": names every container; at least one app container must remain`},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: names every container; at least one app container must remain`},
 		},
 		{
 			name:        "every container named, and an unknown name",
 			annotations: map[string]string{SidecarsAnnotation: "app,a,b,nope"},
 			wantProblems: []string{
-				`sidecar-kubelet.io/sidecars="app,a,b,nope": "nope" is not a container of the pod`,
-				`sidecar-kubelet.io/sidecars="app,a,b,nope": names every container; at least one app container must remain`,
+				`sidecar-kubelet.io/sidecars: "nope" is not a container of the pod`,
+				`sidecar-kubelet.io/sidecars: names every container; at least one app container must remain`,
 			},
 		},
 		{
 			name:        "every container named, one of them twice",
 			annotations: map[string]string{SidecarsAnnotation: "app,a,b,a"},
 			wantProblems: []string{
-				`sidecar-kubelet.io/sidecars="app,a,b,a": "a" is listed twice`,
-				`sidecar-kubelet.io/sidecars="app,a,b,a": names every container; at least one app container must remain`,
+				`sidecar-kubelet.io/sidecars: "a" is listed twice`,
+				`sidecar-kubelet.io/sidecars: names every container; at least one app container must remain`,
 			},
+		},
+		{
+			name:         "longer than any valid value for the pod",
+			annotations:  map[string]string{SidecarsAnnotation: strings.Repeat("a,", 8)},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: 16 bytes, longer than any valid value for this pod (14: each container's name once, with a comma and a space on either side)`},
+		},
+		{
+			name:        "the longest valid value",
+			annotations: map[string]string{SidecarsAnnotation: " a ,  b  "},
+			wantLayout:  Layout{Sidecars: []string{"a", "b"}},
+		},
+		{
+			name:         "an unknown name as long as the pod allows",
+			annotations:  map[string]string{SidecarsAnnotation: strings.Repeat("x", 14)},
+			wantProblems: []string{`sidecar-kubelet.io/sidecars: "xxxxxxxxxxxxxx" is not a container of the pod`},
+		},
+		{
+			name:        "more problems than are listed",
+			annotations: map[string]string{SidecarsAnnotation: ",,,,,,,,,,"},
+			wantProblems: []string{
+				`sidecar-kubelet.io/sidecars: item 1 is empty`,
+				`sidecar-kubelet.io/sidecars: item 2 is empty`,
+				`sidecar-kubelet.io/sidecars: item 3 is empty`,
+				`sidecar-kubelet.io/sidecars: item 4 is empty`,
+				`sidecar-kubelet.io/sidecars: item 5 is empty`,
+				`sidecar-kubelet.io/sidecars: item 6 is empty`,
+				`sidecar-kubelet.io/sidecars: item 7 is empty`,
+				`sidecar-kubelet.io/sidecars: item 8 is empty`,
+			},
+			wantMore: 3,
+		},
+		{
+			name:         "a long wait-ready is quoted cut",
+			annotations:  map[string]string{WaitReadyAnnotation: strings.Repeat("y", 100)},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: "` + strings.Repeat("y", 64) + `"... (100 bytes)` + notBoolean},
 		},
 		{
 			name:         "bad wait-ready",
 			annotations:  map[string]string{WaitReadyAnnotation: "yes"},
-			wantProblems: []string{`sidecar-kubelet.io/wait-ready="yes"` + notBoolean},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: "yes"` + notBoolean},
 		},
 		{
 			name:         "empty wait-ready",
 			annotations:  map[string]string{WaitReadyAnnotation: ""},
-			wantProblems: []string{`sidecar-kubelet.io/wait-ready=""` + notBoolean},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: ""` + notBoolean},
 		},
 		{
 			name:         "valid sidecars with bad wait-ready",
 			annotations:  map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "yes"},
-			wantProblems: []string{`sidecar-kubelet.io/wait-ready="yes"` + notBoolean},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: "yes"` + notBoolean},
 		},
 		{
 			name: "several problems at once",
@@ -235,11 +273,11 @@ func TestParseAnnotations(t *testing.T) {
 				WaitReadyAnnotation: "maybe",
 			},
 			wantProblems: []string{
-				`sidecar-kubelet.io/sidecars="a,,a,nope,init": item 2 is empty`,
-				`sidecar-kubelet.io/sidecars="a,,a,nope,init": "a" is listed twice`,
-				`sidecar-kubelet.io/sidecars="a,,a,nope,init": "nope" is not a container of the pod`,
-				`sidecar-kubelet.io/sidecars="a,,a,nope,init": "init"` + initName,
-				`sidecar-kubelet.io/wait-ready="maybe"` + notBoolean,
+				`sidecar-kubelet.io/sidecars: item 2 is empty`,
+				`sidecar-kubelet.io/sidecars: "a" is listed twice`,
+				`sidecar-kubelet.io/sidecars: "nope" is not a container of the pod`,
+				`sidecar-kubelet.io/sidecars: "init"` + initName,
+				`sidecar-kubelet.io/wait-ready: "maybe"` + notBoolean,
 			},
 		},
 	}
@@ -275,7 +313,14 @@ func TestParseAnnotations(t *testing.T) {
 			if diff := cmp.Diff(tc.wantProblems, annotationErr.Problems); diff != "" {
 				t.Errorf("ParseAnnotations() problems mismatch (-want +got):\n%s", diff)
 			}
-			if got, want := err.Error(), strings.Join(tc.wantProblems, "; "); got != want {
+			if annotationErr.More != tc.wantMore {
+				t.Errorf("ParseAnnotations() counts %d more problems, want %d", annotationErr.More, tc.wantMore)
+			}
+			want := strings.Join(tc.wantProblems, "; ")
+			if tc.wantMore > 0 {
+				want += fmt.Sprintf("; and %d more", tc.wantMore)
+			}
+			if got := err.Error(); got != want {
 				t.Errorf("ParseAnnotations() error text = %q, want %q", got, want)
 			}
 		})

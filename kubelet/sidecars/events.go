@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -124,7 +125,7 @@ func InvalidAnnotationEvent(err error) Event {
 	return Event{
 		Type:    v1.EventTypeWarning,
 		Reason:  ReasonInvalidSidecarAnnotation,
-		Message: "Running the pod without sidecar ordering: " + err.Error(),
+		Message: capMessage("Running the pod without sidecar ordering: " + err.Error()),
 		Key:     ReasonInvalidSidecarAnnotation + ": " + err.Error(),
 	}
 }
@@ -137,7 +138,7 @@ func AnnotationChangedEvent(started, now *v1.Pod) Event {
 	return Event{
 		Type:    v1.EventTypeWarning,
 		Reason:  ReasonSidecarAnnotationChanged,
-		Message: "Ignoring the change of the pod's sidecar annotations (" + change + "): they are fixed while the pod runs",
+		Message: capMessage("Ignoring the change of the pod's sidecar annotations (" + change + "): they are fixed while the pod runs"),
 		Key:     ReasonSidecarAnnotationChanged + ": " + change,
 	}
 }
@@ -183,4 +184,17 @@ func TerminatingEvent(stopOrder []string) Event {
 		Message: "App containers have exited; stopping sidecars in order: " + strings.Join(stopOrder, ", "),
 		Key:     ReasonTerminatingSidecars,
 	}
+}
+
+// capMessage cuts an event's message to MaxEventMessage bytes, on a rune
+// boundary, ending it with "..." when cut.
+func capMessage(message string) string {
+	if len(message) <= MaxEventMessage {
+		return message
+	}
+	cut := MaxEventMessage - len("...")
+	for cut > 0 && !utf8.RuneStart(message[cut]) {
+		cut--
+	}
+	return message[:cut] + "..."
 }

@@ -72,7 +72,7 @@ func (l Layout) WaitedOn(pod *v1.Pod, c *v1.Container, kind ProbeKind) bool {
 		return false
 	}
 	if l.IsSidecar(c.Name) {
-		return hasContainer(pod.Spec.Containers, c.Name)
+		return slices.ContainsFunc(pod.Spec.Containers, func(app v1.Container) bool { return app.Name == c.Name })
 	}
 	return l.WaitReady && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
 		return init.Name == c.Name && isNativeSidecar(&init)
