@@ -19,6 +19,9 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -61,4 +64,43 @@ var _ = Describe("Malformed annotations", func() {
 		Entry("every container", map[string]string{sidecars.SidecarsAnnotation: "proxy,app"}, "names every container"),
 		Entry("wait-ready not a boolean", map[string]string{sidecars.SidecarsAnnotation: "proxy", sidecars.WaitReadyAnnotation: "yes"}, "not a boolean"),
 	)
+
+	// A value of n unknown names once cost the kubelet about 2n² bytes per
+	// parse: 64 KiB took it from 106 MiB to 4.5 GiB, 256 KiB had it killed
+	// for memory at every restart. The bound below is far above the
+	// kubelet's own swings and far below what the quadratic parse took.
+	It("[rule 16] reads an annotation as long as the API accepts at little cost to the kubelet", func(ctx SpecContext) {
+		const maxGrowth = 64 << 20
+		before := kubeletResidentBytes(ctx)
+		// The API server accepts 256 KiB of annotations in all, keys included.
+		value := strings.Repeat("nosuch,", (256<<10-len(sidecars.SidecarsAnnotation)-1024)/len("nosuch,"))
+		pod := NewPod("long-annotation", Containers(TestServer("proxy"), TestServer("app")))
+		pod.Annotations[sidecars.SidecarsAnnotation] = value
+		pod = cluster.CreatePod(ctx, ns, pod)
+		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			g.Expect(p.Status.Phase).To(Equal(v1.PodRunning))
+			ExpectRunning(g, p, "proxy", "app")
+		})
+		e := expectOneEvent(ctx, "16", pod, v1.EventTypeWarning, sidecars.ReasonInvalidSidecarAnnotation, "longer than any valid value")
+		Expect(len(e.Message)).To(BeNumerically("<=", sidecars.MaxEventMessage), ruleMsg("16", "the event's message is %d bytes", len(e.Message)))
+		after := kubeletResidentBytes(ctx)
+		GinkgoWriter.Printf("kubelet resident memory: %d MiB before, %d MiB after a pod with a %d KiB annotation\n", before>>20, after>>20, len(value)>>10)
+		Expect(after-before).To(BeNumerically("<", maxGrowth), ruleMsg("16", "the kubelet grew from %d MiB to %d MiB", before>>20, after>>20))
+	})
 })
+
+// kubeletResidentBytes reads the kubelet's process_resident_memory_bytes.
+func kubeletResidentBytes(ctx context.Context) int64 {
+	GinkgoHelper()
+	metrics, err := cluster.KubeletGet(ctx, "/metrics")
+	Expect(err).NotTo(HaveOccurred())
+	for _, line := range strings.Split(string(metrics), "\n") {
+		if value, ok := strings.CutPrefix(line, "process_resident_memory_bytes "); ok {
+			bytes, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			Expect(err).NotTo(HaveOccurred())
+			return int64(bytes)
+		}
+	}
+	Fail("the kubelet's metrics have no process_resident_memory_bytes")
+	return 0
+}

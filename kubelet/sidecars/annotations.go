@@ -308,6 +308,10 @@ func (d Decision) PodAsDecided(pod *v1.Pod) *v1.Pod {
 	return &copied
 }
 
+// The functions below serve the series' patches before
+// decide-each-pods-sidecar-layout-once, which reads every layout from
+// Decide; they go when the series is rebuilt in its final form.
+
 // ParseAnnotations reads the sidecar layout a pod's own annotations ask
 // for: Decide from pod.Annotations. A malformed annotation gives the zero
 // Layout and an *AnnotationError.

@@ -130,17 +130,24 @@ func InvalidAnnotationEvent(err error) Event {
 	}
 }
 
-// AnnotationChangedEvent is the event of a running pod whose sidecar
-// annotations changed since it started (DescribeChange): the kubelet keeps
-// those it started with. Each distinct change is its own occurrence.
-func AnnotationChangedEvent(started, now *v1.Pod) Event {
-	change := DescribeChange(started, now)
+// ChangedEvent is the event of a running pod whose sidecar annotations
+// (now) differ from those its layout was decided from: the kubelet keeps
+// the decision. Each distinct change is its own occurrence; the change is
+// described with each value cut to 64 bytes, so message and key stay small.
+func (d Decision) ChangedEvent(now map[string]string) Event {
+	change := d.ChangeIn(now)
 	return Event{
 		Type:    v1.EventTypeWarning,
 		Reason:  ReasonSidecarAnnotationChanged,
 		Message: capMessage("Ignoring the change of the pod's sidecar annotations (" + change + "): they are fixed while the pod runs"),
 		Key:     ReasonSidecarAnnotationChanged + ": " + change,
 	}
+}
+
+// AnnotationChangedEvent is ChangedEvent for a pod as it started and as it
+// is now.
+func AnnotationChangedEvent(started, now *v1.Pod) Event {
+	return Decide(started, started.Annotations).ChangedEvent(now.Annotations)
 }
 
 // Events are the events of the plan, decided at now: WaitingForSidecars
