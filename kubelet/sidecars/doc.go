@@ -17,8 +17,10 @@ limitations under the License.
 // Package sidecars holds the decisions behind sidecar-kubelet's sidecar
 // semantics, apart from the kubelet that acts on them:
 //
-//   - which containers of a pod are sidecars (Layout, from the pod's
-//     annotations, with precise errors);
+//   - which containers of a pod are sidecars (Decide: the Layout, from the
+//     annotations the pod's sandbox is created with, with precise errors,
+//     in time and memory linear in the annotations' length; the kubelet
+//     decides once per pod and keeps the Decision);
 //   - when a sidecar is ready for the containers that wait on it (IsReady);
 //   - which containers may start in a sync, which wait and on whom, and
 //     whether the pod's app containers are done (Layout.PlanStart);
