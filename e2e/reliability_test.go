@@ -294,54 +294,63 @@ var _ = Describe("Reliability off the tested paths", func() {
 		}
 	})
 
-	It("[rule 13] honours a second delete with a shorter grace period at once", func(ctx SpecContext) {
-		c := func(name string, opts ...ContainerOption) v1.Container {
-			return TestServer(name, append([]ContainerOption{Env("IGNORE_SIGTERM=true")}, opts...)...)
-		}
-		pod := cluster.CreatePod(ctx, ns, NewPod("shortened-grace",
-			Held(), TerminationGracePeriod(60),
-			AnnotatedSidecars("proxy"),
-			Containers(c("proxy", Readiness()), c("app"))))
-		running := cluster.WaitPod(ctx, pod, time.Minute, AllRunning)
-		exits := watchExits(ctx, running)
-		logs := cluster.FollowLogs(ctx, pod)
-		w := cluster.WatchPod(ctx, pod)
-		cluster.DeletePod(ctx, pod)
-		// The kubelet is in the 60 s termination once the app has its SIGTERM.
-		logs.WaitFor(ctx, First("app", "sigterm"), 15*time.Second)
-		const grace = 2
-		second := time.Now()
-		Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](grace)})).To(Succeed())
-		// The new deadline, then upstream's minimum of 2 s for what still runs.
-		limit := grace*time.Second + 2*time.Second
-		const hard = 20 * time.Second
-		observed, p, ok := StoppedWithin(ctx, w, hard)
-		if !ok {
-			failRule("13", "after a second delete with gracePeriodSeconds=%d (the first had the pod's 60 s), the containers still ran %v later, want them stopped within %v (+%v for the runtime):\n%s\ntimeline seen:\n%s",
-				grace, hard, limit, runtimeSlack, DescribeStatuses(p), logs.Timeline())
-		}
-		seen := observed.Sub(second)
-		if exits != nil {
-			var end time.Time
-			var lastName string
-			for name, at := range exits.wait(10 * time.Second) {
-				if at.After(end) {
-					end, lastName = at, name
+	// The pod is deleted with its grace period (60 s), or, for a Job pod,
+	// its app is done and the kubelet is stopping its sidecars; then a
+	// delete with grace period 2 comes, which the kubelet follows at once,
+	// whatever started the termination and whatever the pod's sidecars.
+	DescribeTable("[rule 13] honours a later delete with a shorter grace period at once",
+		func(ctx SpecContext, firstDelete bool, begun Point, opts ...PodOption) {
+			pod := cluster.CreatePod(ctx, ns, NewPod("shortened-grace", append([]PodOption{Held(), TerminationGracePeriod(60)}, opts...)...))
+			running := cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) { ExpectRunning(g, p, "proxy") })
+			exits := watchExits(ctx, running)
+			logs := cluster.FollowLogs(ctx, pod)
+			w := cluster.WatchPod(ctx, pod)
+			if firstDelete {
+				cluster.DeletePod(ctx, pod)
+			}
+			// The kubelet is in the 60 s termination.
+			logs.WaitFor(ctx, begun, 30*time.Second)
+			const grace = 2
+			second := time.Now()
+			Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](grace)})).To(Succeed())
+			// The new deadline, then upstream's minimum of 2 s for what still runs.
+			limit := grace*time.Second + 2*time.Second
+			const hard = 20 * time.Second
+			observed, p, ok := StoppedWithin(ctx, w, hard)
+			if !ok {
+				failRule("13", "after a second delete with gracePeriodSeconds=%d (the first had the pod's 60 s), the containers still ran %v later, want them stopped within %v (+%v for the runtime):\n%s\ntimeline seen:\n%s",
+					grace, hard, limit, runtimeSlack, DescribeStatuses(p), logs.Timeline())
+			}
+			seen := observed.Sub(second)
+			if exits != nil {
+				var end time.Time
+				var lastName string
+				for name, at := range exits.wait(10 * time.Second) {
+					if at.After(end) {
+						end, lastName = at, name
+					}
+				}
+				took := end.Sub(second)
+				GinkgoWriter.Printf("the last container (%s) exited %v after the second delete (runtime); the suite saw every container stopped %v after it\n",
+					lastName, took.Round(time.Millisecond), seen.Round(time.Millisecond))
+				if took > limit+runtimeSlack {
+					failRule("13", "after a second delete with gracePeriodSeconds=%d, the last container (%s) exited %v later (the runtime's exit time), want at most %v (+%v for the runtime)\ntimeline seen:\n%s",
+						grace, lastName, took.Round(time.Millisecond), limit, runtimeSlack, logs.Timeline())
 				}
 			}
-			took := end.Sub(second)
-			GinkgoWriter.Printf("the last container (%s) exited %v after the second delete (runtime); the suite saw every container stopped %v after it\n",
-				lastName, took.Round(time.Millisecond), seen.Round(time.Millisecond))
-			if took > limit+runtimeSlack {
-				failRule("13", "after a second delete with gracePeriodSeconds=%d, the last container (%s) exited %v later (the runtime's exit time), want at most %v (+%v for the runtime)\ntimeline seen:\n%s",
-					grace, lastName, took.Round(time.Millisecond), limit, runtimeSlack, logs.Timeline())
+			if seen > limit+observationSlack {
+				failRule("13", "after a second delete with gracePeriodSeconds=%d, every container was reported stopped %v later, want at most %v (+%v for the kubelet to see the delete and report the exits)",
+					grace, seen.Round(time.Millisecond), limit, observationSlack)
 			}
-		}
-		if seen > limit+observationSlack {
-			failRule("13", "after a second delete with gracePeriodSeconds=%d, every container was reported stopped %v later, want at most %v (+%v for the kubelet to see the delete and report the exits)",
-				grace, seen.Round(time.Millisecond), limit, observationSlack)
-		}
-	})
+		},
+		Entry("annotated sidecars, every container ignoring SIGTERM", true, First("app", "sigterm"),
+			AnnotatedSidecars("proxy"), Containers(ignoresSIGTERM("proxy", Readiness()), ignoresSIGTERM("app"))),
+		Entry("a native sidecar under wait-ready, every container ignoring SIGTERM", true, First("app", "sigterm"),
+			WaitReady(), InitContainers(ignoresSIGTERM("proxy", Native(), Readiness())), Containers(ignoresSIGTERM("app"))),
+		Entry("a Job pod whose app is done, its sidecar in a 100 s preStop hook", false, First("proxy", "prestop:hook-start"),
+			RestartPolicy(v1.RestartPolicyNever), AnnotatedSidecars("proxy"),
+			Containers(ignoresSIGTERM("proxy", Readiness(), PreStopHook("100s")), TestServer("app", Env("EXIT_AFTER=3s")))),
+	)
 })
 
 // currentStart is the started line of the log of the container's current
@@ -406,4 +415,9 @@ func killSandbox(ctx context.Context, rt runtimeapi.RuntimeServiceClient, sb *ru
 	_, err = rt.StopPodSandbox(ctx, &runtimeapi.StopPodSandboxRequest{PodSandboxId: sb.Id})
 	Expect(err).NotTo(HaveOccurred(), "stopping the sandbox through the CRI (%s)", why)
 	return "StopPodSandbox (" + why + ")"
+}
+
+// ignoresSIGTERM is a test server that ignores SIGTERM.
+func ignoresSIGTERM(name string, opts ...ContainerOption) v1.Container {
+	return TestServer(name, append([]ContainerOption{Env("IGNORE_SIGTERM=true")}, opts...)...)
 }

@@ -24,6 +24,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
@@ -149,6 +151,40 @@ var _ = Describe("Termination", func() {
 		Entry("containers that ignore SIGTERM", int64(6), Env("IGNORE_SIGTERM=true")),
 		Entry("preStop hooks longer than the grace period", int64(6), PreStopHook("30s")),
 	)
+
+	It("[rule 13] runs the apps' preStop hooks with a grace period of 1 s, as upstream", func(ctx SpecContext) {
+		pod := cluster.CreatePod(ctx, ns, NewPod("grace-one",
+			Held(), AnnotatedSidecars("proxy"),
+			Containers(TestServer("proxy", Readiness(), PreStopHook("0s")), TestServer("app", PreStopHook("0s")))))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		logs := cluster.FollowLogs(ctx, pod)
+		Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](1)})).To(Succeed())
+		cluster.WaitTerminated(ctx, pod, time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
+		if _, ok := tl.At(First("app", "prestop:hook-start")); !ok {
+			failRule("13", "with --grace-period=1 the app's preStop hook did not run\ntimeline seen:\n%s", tl)
+		}
+	})
+
+	It("[rule 13] lets a shorter grace period bound a running preStop hook, not abort it", func(ctx SpecContext) {
+		pod := cluster.CreatePod(ctx, ns, NewPod("hook-shortened",
+			Held(), TerminationGracePeriod(60), AnnotatedSidecars("proxy"),
+			Containers(TestServer("proxy", Readiness()), TestServer("app", PreStopHook("12s")))))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		logs := cluster.FollowLogs(ctx, pod)
+		cluster.DeletePod(ctx, pod)
+		logs.WaitFor(ctx, First("app", "prestop:hook-start"), 30*time.Second)
+		time.Sleep(4 * time.Second)
+		// 4 s into the hook, a delete with 40 s: the new deadline is 36 s
+		// after the hook's end.
+		Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](40)})).To(Succeed())
+		cluster.WaitTerminated(ctx, pod, time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
+		if n := len(tl.All("app", "prestop:hook-start")); n != 1 {
+			failRule("13", "the app's preStop hook started %d times, want once\ntimeline seen:\n%s", n, tl)
+		}
+		expectTimeline("13", tl, HappenInOrder(First("app", "prestop:hook-start"), First("app", "prestop:hook-end"), First("app", "sigterm")))
+	})
 
 	It("[rule 14] does not restart a sidecar that exits during termination before its turn", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("exit-early",

@@ -17,6 +17,9 @@ limitations under the License.
 package sidecars
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -71,12 +74,50 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 	return order
 }
 
-// Deadline is the one deadline of a pod's termination (SPEC rule 13): the
-// start of this termination plus the grace period, or the pod's
-// deletionTimestamp when that is earlier. The API server moves the
-// deletionTimestamp earlier when a later delete asks for a shorter grace
-// period, and a restarted kubelet reads the same deletionTimestamp, where
-// it would start the grace period over.
+// EarlierDeadline is the one deadline of a pod's ordered termination (SPEC
+// rule 13), on the node's clock: now plus the grace period that this kill
+// of the pod asks for, or recorded, the deadline that an earlier kill of
+// the same termination recorded, when that is earlier (the zero time when
+// there is none). So a later delete, eviction or active deadline with a
+// shorter grace period moves the deadline earlier, counted from when the
+// kubelet learns of it, a longer one never moves it later, and a restarted
+// kubelet keeps it. The pod's deletionTimestamp is not an input: the API
+// server wrote it by its own clock.
+func EarlierDeadline(recorded, now time.Time, grace time.Duration) time.Time {
+	deadline := now.Add(grace)
+	if !recorded.IsZero() && recorded.Before(deadline) {
+		return recorded
+	}
+	return deadline
+}
+
+// FormatDeadline is the record of a deadline the kubelet keeps in the pod's
+// directory: the node's Unix time in nanoseconds, in decimal.
+func FormatDeadline(deadline time.Time) []byte {
+	return []byte(strconv.FormatInt(deadline.UnixNano(), 10) + "\n")
+}
+
+// ParseDeadline reads a record of FormatDeadline.
+func ParseDeadline(record []byte) (time.Time, error) {
+	nanos, err := strconv.ParseInt(strings.TrimSpace(string(record)), 10, 64)
+	if err != nil || nanos <= 0 {
+		return time.Time{}, fmt.Errorf("not a termination deadline: %q", quoteRecord(record))
+	}
+	return time.Unix(0, nanos), nil
+}
+
+// quoteRecord is at most the first 32 bytes of a record, for an error.
+func quoteRecord(record []byte) string {
+	if len(record) > 32 {
+		record = record[:32]
+	}
+	return string(record)
+}
+
+// Deadline is the deadline of the series' patches before
+// terminate-ordered-pods-on-the-nodes-clock: the earlier of start plus the
+// grace period and the deletionTimestamp. It goes when the series is
+// rebuilt in its final form.
 func Deadline(start time.Time, grace time.Duration, deletionTimestamp *time.Time) time.Time {
 	deadline := start.Add(grace)
 	if deletionTimestamp != nil && deletionTimestamp.Before(deadline) {
@@ -86,8 +127,9 @@ func Deadline(start time.Time, grace time.Duration, deletionTimestamp *time.Time
 }
 
 // HookSeconds returns the whole seconds a preStop hook may run: what is left
-// until the pod's deadline, rounded down so that no hook runs past it, and
-// never negative.
+// until the pod's deadline, rounded down, and never negative. It serves
+// the series' patches before terminate-ordered-pods-on-the-nodes-clock,
+// which waits for a hook until the deadline itself.
 func HookSeconds(deadline, now time.Time) int64 {
 	left := deadline.Sub(now)
 	if left <= 0 {

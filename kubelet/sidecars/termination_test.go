@@ -17,6 +17,7 @@ limitations under the License.
 package sidecars
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -240,5 +241,43 @@ func TestDeadline(t *testing.T) {
 				t.Errorf("Deadline() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestEarlierDeadline(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	for _, tc := range []struct {
+		name     string
+		recorded time.Time
+		grace    time.Duration
+		want     time.Time
+	}{
+		{name: "first kill: now plus the grace period", grace: 30 * time.Second, want: now.Add(30 * time.Second)},
+		{name: "grace period 1", grace: time.Second, want: now.Add(time.Second)},
+		{name: "a later, shorter grace period moves it earlier", recorded: now.Add(56 * time.Second), grace: 5 * time.Second, want: now.Add(5 * time.Second)},
+		{name: "a later, longer grace period does not move it later", recorded: now.Add(5 * time.Second), grace: 60 * time.Second, want: now.Add(5 * time.Second)},
+		{name: "a restarted kubelet keeps a deadline that passed", recorded: now.Add(-time.Minute), grace: 30 * time.Second, want: now.Add(-time.Minute)},
+		{name: "grace period 0", grace: 0, want: now},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := EarlierDeadline(tc.recorded, now, tc.grace); !got.Equal(tc.want) {
+				t.Errorf("EarlierDeadline() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDeadlineRecord(t *testing.T) {
+	deadline := time.Unix(1_764_000_000, 123_456_789)
+	got, err := ParseDeadline(FormatDeadline(deadline))
+	if err != nil || !got.Equal(deadline) {
+		t.Errorf("ParseDeadline(FormatDeadline(%v)) = %v, %v", deadline, got, err)
+	}
+	for _, record := range []string{"", "\n", "soon", "-5", "0", "1.5", strings.Repeat("9", 100)} {
+		if got, err := ParseDeadline([]byte(record)); err == nil {
+			t.Errorf("ParseDeadline(%q) = %v, want an error", record, got)
+		} else if len(err.Error()) > 100 {
+			t.Errorf("ParseDeadline(%q) error is %d bytes", record, len(err.Error()))
+		}
 	}
 }
