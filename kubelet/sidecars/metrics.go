@@ -41,9 +41,25 @@ var (
 		Buckets:        metrics.ExponentialBuckets(0.05, 2, 14),
 		StabilityLevel: metrics.ALPHA,
 	})
+
+	// ExtraProbeRuns counts the extra runs of waited-on readiness probes,
+	// by outcome: "run", or "limited" when the node-wide bound
+	// (ExtraProbeRunsPerSecond) held one back.
+	ExtraProbeRuns = metrics.NewCounterVec(&metrics.CounterOpts{
+		Subsystem:      "kubelet",
+		Name:           "sidecar_extra_probe_runs_total",
+		Help:           "Extra runs of readiness probes that other containers wait on, by outcome: run, or limited by the node-wide bound.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"outcome"})
+)
+
+// Outcomes of an extra probe run (ExtraProbeRuns).
+const (
+	ExtraProbeRunOutcomeRun     = "run"
+	ExtraProbeRunOutcomeLimited = "limited"
 )
 
 // Metrics lists the collectors to register.
 func Metrics() []metrics.Registerable {
-	return []metrics.Registerable{AppStartWaitDuration, SidecarStopDuration}
+	return []metrics.Registerable{AppStartWaitDuration, SidecarStopDuration, ExtraProbeRuns}
 }

@@ -28,13 +28,14 @@ func TestMetrics(t *testing.T) {
 	const (
 		appStartWait = "kubelet_sidecar_app_start_wait_duration_seconds"
 		termination  = "kubelet_sidecar_termination_duration_seconds"
+		extraRuns    = "kubelet_sidecar_extra_probe_runs_total"
 	)
 
 	var names []string
 	for _, m := range Metrics() {
 		names = append(names, m.FQName())
 	}
-	if diff := cmp.Diff([]string{appStartWait, termination}, names); diff != "" {
+	if diff := cmp.Diff([]string{appStartWait, termination, extraRuns}, names); diff != "" {
 		t.Errorf("Metrics() names mismatch (-want +got):\n%s", diff)
 	}
 

@@ -34,41 +34,50 @@ const (
 )
 
 const (
-	// WaitedOnProbeInterval is how often the kubelet runs a probe that other
-	// containers wait on, besides its own period, until its first success:
-	// the apps start within this of the sidecar becoming ready, whatever
-	// the probe's periodSeconds (SPEC rule 3).
+	// WaitedOnProbeInterval is how often the kubelet runs a readiness probe
+	// that other containers wait on, besides its own period, until the
+	// container's first readiness: the apps start within this of the
+	// sidecar becoming ready, whatever the probe's periodSeconds (SPEC rule
+	// 3).
 	WaitedOnProbeInterval = 50 * time.Millisecond
-	// WaitedOnProbeWindow bounds the cost of those extra runs: they happen
-	// only in the first WaitedOnProbeWindow of a container's life, at most
-	// WaitedOnProbeWindow / WaitedOnProbeInterval of them per container.
+	// WaitedOnProbeWindow bounds the extra runs of a container that never
+	// turns ready: they happen only in the first WaitedOnProbeWindow of its
+	// life, at most WaitedOnProbeWindow / WaitedOnProbeInterval of them.
 	WaitedOnProbeWindow = time.Minute
+	// ExtraProbeRunsPerSecond bounds the extra runs of every probe on the
+	// node together, and ExtraProbeRunsBurst how many may come at once. An
+	// extra run is a connection to the sidecar, so a node reboot that finds
+	// every sidecar waited on must not open 20 of them a second per sidecar:
+	// 200 a second keep every waiting sidecar probed 20 times a second up to
+	// 10 at once, and 4 times a second (a quarter of a second apart, rule
+	// 3's promise) up to 50; beyond that the extra runs thin out towards the
+	// probes' own periods. The kubelet counts the runs it makes and those
+	// the bound holds back (ExtraProbeRuns).
+	ExtraProbeRunsPerSecond = 200
+	ExtraProbeRunsBurst     = 20
 )
 
 // WaitedOn reports whether other containers of the pod wait for this probe
 // of container c to succeed before they start, so that the kubelet runs it
-// between its periodic runs too, until it first succeeds. That is the
-// probe that decides whether a sidecar is ready (IsReady): its readiness
-// probe, or its startup probe when it has none; for annotated sidecars,
-// and for native sidecars under wait-ready.
+// between its periodic runs too, until the container is first ready. That
+// is a sidecar's readiness probe, for annotated sidecars, and for native
+// sidecars under wait-ready.
 //
-// Exec probes keep their period: each run starts a process in the
-// container. The extra runs only look for a success, so a failure among
-// them counts for nothing, and a startup probe's failureThreshold keeps
-// its meaning. Native sidecars without wait-ready keep upstream's probes
-// exactly, and so does a pod without annotations (the zero Layout).
+// Every run counts, extra or periodic: successThreshold and
+// failureThreshold count consecutive results of all runs, so an extra run
+// never changes what the probe means. Hence the exceptions: exec probes
+// keep their period (each run starts a process in the container), and
+// startup probes are not run more often, since their failureThreshold
+// gives the container failureThreshold × periodSeconds to start, and extra
+// runs would shorten that. A sidecar that a startup probe alone readies is
+// seen at that probe's period. Native sidecars without wait-ready keep
+// upstream's probes exactly, and so does a pod without annotations (the
+// zero Layout).
 func (l Layout) WaitedOn(pod *v1.Pod, c *v1.Container, kind ProbeKind) bool {
-	if pod == nil || c == nil {
+	if pod == nil || c == nil || kind != ReadinessProbe {
 		return false
 	}
-	var probe *v1.Probe
-	switch {
-	case kind == ReadinessProbe:
-		probe = c.ReadinessProbe
-	case kind == StartupProbe && c.ReadinessProbe == nil:
-		probe = c.StartupProbe
-	}
-	if probe == nil || probe.Exec != nil {
+	if probe := c.ReadinessProbe; probe == nil || probe.Exec != nil {
 		return false
 	}
 	if l.IsSidecar(c.Name) {

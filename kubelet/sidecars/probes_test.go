@@ -63,7 +63,7 @@ func TestWaitedOn(t *testing.T) {
 	}{
 		{name: "annotated sidecar, HTTP readiness probe", layout: annotated, container: "proxy", kind: ReadinessProbe, want: true},
 		{name: "annotated sidecar with a readiness probe: its startup probe is not waited on", layout: annotated, container: "proxy", kind: StartupProbe, want: false},
-		{name: "annotated sidecar, gRPC startup probe and no readiness probe", layout: annotated, container: "started", kind: StartupProbe, want: true},
+		{name: "annotated sidecar, gRPC startup probe and no readiness probe: its failureThreshold counts periods", layout: annotated, container: "started", kind: StartupProbe, want: false},
 		{name: "annotated sidecar, TCP readiness probe", layout: annotated, container: "tcp", kind: ReadinessProbe, want: true},
 		{name: "annotated sidecar, exec probe: its own period", layout: annotated, container: "exec", kind: ReadinessProbe, want: false},
 		{name: "app container: nobody waits on it", layout: annotated, container: "app", kind: ReadinessProbe, want: false},
