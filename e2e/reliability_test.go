@@ -294,6 +294,24 @@ var _ = Describe("Reliability off the tested paths", func() {
 		}
 	})
 
+	It("[rule 3] counts every run of a waited-on probe: under successThreshold 3 a sidecar that never answers 200 three times in a row holds the app for good", func(ctx SpecContext) {
+		proxy := TestServer("proxy", Readiness(), Env("READY_FLAP=true"))
+		proxy.ReadinessProbe.SuccessThreshold = 3
+		pod := cluster.CreatePod(ctx, ns, NewPod("flapping-sidecar",
+			AnnotatedSidecars("proxy"), Containers(proxy, TestServer("app"))))
+		cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) { ExpectRunning(g, p, "proxy") })
+		// A kubelet that dropped the failed extra runs saw three successes
+		// within a second of the flapping's start.
+		Consistently(ctx, func(g Gomega) {
+			p := cluster.GetPod(ctx, pod)
+			st := Status(p, "app")
+			g.Expect(st).NotTo(BeNil())
+			g.Expect(st.State.Running).To(BeNil(), "the app started")
+			g.Expect(st.State.Waiting).NotTo(BeNil())
+			g.Expect(st.State.Waiting.Reason).To(Equal(sidecars.WaitingReasonSidecarsNotReady))
+		}).WithTimeout(15*time.Second).WithPolling(500*time.Millisecond).Should(Succeed(), ruleMsg("3", "an app started behind a sidecar whose endpoint answers 503 and 200 in turn, under successThreshold 3"))
+	})
+
 	// The pod is deleted with its grace period (60 s), or, for a Job pod,
 	// its app is done and the kubelet is stopping its sidecars; then a
 	// delete with grace period 2 comes, which the kubelet follows at once,

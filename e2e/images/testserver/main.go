@@ -38,6 +38,8 @@ limitations under the License.
 //	                is 200 once READY_AFTER has passed
 //	READY_AFTER     delay before /ready answers 200 (default 0; "never")
 //	NOT_READY_AFTER /ready answers 503 again from this long after the start
+//	READY_FLAP      "true": once ready, /ready answers 503 and 200 in turn,
+//	                request by request (never three 200s in a row)
 //	UNHEALTHY_AFTER /healthz answers 500 from this long after the start
 //	DRAIN           on SIGTERM, keep serving this long, then exit (default 0)
 //	TERM_EXIT_CODE  exit code after SIGTERM and drain (default 0)
@@ -110,6 +112,7 @@ type Config struct {
 	Port           int
 	ReadyAfter     time.Duration // negative: never
 	NotReadyAfter  time.Duration // 0: stays ready
+	ReadyFlap      bool          // once ready, 503 and 200 in turn
 	UnhealthyAfter time.Duration // 0: stays healthy
 	Drain          time.Duration
 	TermExitCode   int
@@ -162,6 +165,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	duration("EXIT_AFTER", &cfg.ExitAfter)
 	integer("EXIT_CODE", &cfg.ExitCode)
 	duration("CRASH_AFTER", &cfg.CrashAfter)
+	if v := getenv("READY_FLAP"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("READY_FLAP=%q: want true or false", v))
+		}
+		cfg.ReadyFlap = b
+	}
 	if v := getenv("IGNORE_SIGTERM"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -204,11 +214,14 @@ func (l *logger) log(event string, kv ...string) {
 // kubelet's readiness probe first succeeded.
 type readiness struct {
 	ready, served, unready atomic.Bool
-	log                    *logger
+	// flap, once ready, answers 503 to every other request.
+	flap     bool
+	requests atomic.Int64
+	log      *logger
 }
 
 func (r *readiness) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	if !r.ready.Load() || r.unready.Load() {
+	if !r.ready.Load() || r.unready.Load() || (r.flap && r.requests.Add(1)%2 == 1) {
 		http.Error(w, "not ready", http.StatusServiceUnavailable)
 		return
 	}
@@ -229,7 +242,7 @@ func serve(cfg Config, out io.Writer) int {
 		log.log("exiting", "code", "1", "error", strconv.Quote(err.Error()))
 		return 1
 	}
-	ready := &readiness{log: log}
+	ready := &readiness{log: log, flap: cfg.ReadyFlap}
 	mux := http.NewServeMux()
 	mux.Handle("/ready", ready)
 	var unhealthy atomic.Bool

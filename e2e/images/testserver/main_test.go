@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,13 +60,13 @@ func TestConfigFromEnv(t *testing.T) {
 				"NAME": "proxy", "PORT": "9000", "READY_AFTER": "2s", "DRAIN": "1500ms",
 				"TERM_EXIT_CODE": "143", "IGNORE_SIGTERM": "true", "EXIT_AFTER": "3s", "EXIT_CODE": "1",
 				"NOT_READY_AFTER": "4s", "UNHEALTHY_AFTER": "5s", "EXIT_WHEN_FILE": "/shared/stop",
-				"TOUCH_ON_EXIT": "/shared/done",
+				"TOUCH_ON_EXIT": "/shared/done", "READY_FLAP": "true",
 			},
 			want: Config{
 				Name: "proxy", Port: 9000, ReadyAfter: 2 * time.Second, Drain: 1500 * time.Millisecond,
 				TermExitCode: 143, IgnoreSIGTERM: true, ExitAfter: 3 * time.Second, ExitCode: 1,
 				NotReadyAfter: 4 * time.Second, UnhealthyAfter: 5 * time.Second, ExitWhenFile: "/shared/stop",
-				TouchOnExit: "/shared/done",
+				TouchOnExit: "/shared/done", ReadyFlap: true,
 			},
 		},
 		{name: "never ready", env: map[string]string{"NAME": "n", "READY_AFTER": "never"}, want: Config{Name: "n", Port: 8080, ReadyAfter: Never}},
@@ -317,5 +318,23 @@ func TestServeTouchesFileOnExit(t *testing.T) {
 	}
 	if _, err := os.Stat(done); err != nil {
 		t.Errorf("the file was not created: %v", err)
+	}
+}
+
+func TestServeFlapsReadiness(t *testing.T) {
+	port := freePort(t)
+	_, lines := start(t, []string{"NAME=flapping", fmt.Sprintf("PORT=%d", port), "READY_FLAP=true"})
+	expect(t, lines, "ready")
+	var got []int
+	for range 6 {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/ready", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got = append(got, resp.StatusCode)
+	}
+	if want := []int{503, 200, 503, 200, 503, 200}; !slices.Equal(got, want) {
+		t.Errorf("/ready answered %v, want %v", got, want)
 	}
 }
