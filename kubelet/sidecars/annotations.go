@@ -346,12 +346,7 @@ func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox b
 	if pod == nil || !hasSandbox {
 		return pod, false
 	}
-	d := Decision{Annotations: map[string]string{}}
-	for _, key := range layoutAnnotations {
-		if value, ok := sandboxAnnotations[key]; ok {
-			d.Annotations[key] = value
-		}
-	}
+	d := decidedFrom(sandboxAnnotations)
 	if d.Unchanged(pod.Annotations) {
 		return pod, false
 	}
@@ -361,5 +356,18 @@ func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox b
 // DescribeChange says how the pod's sidecar annotations differ from those
 // it started with, for the SidecarAnnotationChanged event.
 func DescribeChange(started, now *v1.Pod) string {
-	return Decide(started, started.Annotations).ChangeIn(now.Annotations)
+	return decidedFrom(started.Annotations).ChangeIn(now.Annotations)
+}
+
+// decidedFrom is a Decision that holds only the sidecar annotations of
+// annotations: what ChangeIn, Unchanged and PodAsDecided read, without the
+// parse that Decide makes.
+func decidedFrom(annotations map[string]string) Decision {
+	d := Decision{Annotations: map[string]string{}}
+	for _, key := range layoutAnnotations {
+		if value, ok := annotations[key]; ok {
+			d.Annotations[key] = value
+		}
+	}
+	return d
 }

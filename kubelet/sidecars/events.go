@@ -147,7 +147,7 @@ func (d Decision) ChangedEvent(now map[string]string) Event {
 // AnnotationChangedEvent is ChangedEvent for a pod as it started and as it
 // is now.
 func AnnotationChangedEvent(started, now *v1.Pod) Event {
-	return Decide(started, started.Annotations).ChangedEvent(now.Annotations)
+	return decidedFrom(started.Annotations).ChangedEvent(now.Annotations)
 }
 
 // Events are the events of the plan, decided at now: WaitingForSidecars
