@@ -49,7 +49,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench run|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|report [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -58,8 +58,10 @@ func main() {
 		err = runCmd(os.Args[2:])
 	case "report":
 		err = reportCmd(os.Args[2:])
+	case "probe-rate":
+		err = probeRateCmd(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (want run or report)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (want run, probe-rate or report)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -127,6 +129,7 @@ func reportCmd(args []string) error {
 	goBench := fs.String("gobench", "", "computePodActions benchmark output of hack/bench/run.sh")
 	meta := fs.String("meta", "", "markdown to put at the top (date, machine, load)")
 	segmentsPath := fs.String("segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
+	probeRatesPath := fs.String("probe-rates", "", "the runs (JSON lines) of bench probe-rate")
 	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -144,6 +147,12 @@ func reportCmd(args []string) error {
 	var segs []Segment
 	if *segmentsPath != "" {
 		if segs, err = ReadSegments(*segmentsPath); err != nil {
+			return err
+		}
+	}
+	var probeRates []ProbeRate
+	if *probeRatesPath != "" {
+		if probeRates, err = ReadProbeRates(*probeRatesPath); err != nil {
 			return err
 		}
 	}
@@ -193,6 +202,10 @@ func reportCmd(args []string) error {
 	// README.
 	var goals strings.Builder
 	GoalsTable(&goals, Goals(sum, benches))
+	if v := ProbeRateGoals(probeRates); len(v) > 0 {
+		goals.WriteString("\n")
+		ProbeRateGoalsTable(&goals, v)
+	}
 	if err := os.WriteFile(filepath.Join(*out, "goals.md"), []byte(goals.String()), 0o644); err != nil {
 		return err
 	}
@@ -246,6 +259,16 @@ func reportCmd(args []string) error {
 		md.WriteString(costTable.String())
 		if l := IdleLine(segs); l != "" {
 			md.WriteString("\n" + l + "\n")
+		}
+	}
+	if len(probeRates) > 0 {
+		md.WriteString("\n## Probe runs with many sidecars waiting\n\n")
+		md.WriteString(ProbeRateNote)
+		ProbeRateTable(&md, probeRates)
+		if js, err := json.Marshal(probeRates); err != nil {
+			return err
+		} else if err := os.WriteFile(filepath.Join(*out, "probe-rates.json"), append(js, '\n'), 0o644); err != nil {
+			return err
 		}
 	}
 	if len(benches) > 0 {

@@ -9,8 +9,11 @@
 #   2. the unpatched kubelet (KUBELET_BIN=_output/vX.Y.Z/bin/kubelet-upstream):
 #      the upstream/* ways
 #   3. the fork's kubelet again (also when the run fails or is interrupted)
-#   4. BenchmarkComputePodActions, both trees, runs interleaved
-#   5. bench report: report.md, samples.json, timeline-*.svg
+#   4. after the ways of each kubelet, bench probe-rate: N pods at once, each
+#      with one sidecar that never turns ready, and the kubelet's probe runs
+#      per second (periodic and extra) while they all wait
+#   5. BenchmarkComputePodActions, both trees, runs interleaved
+#   6. bench report: report.md, samples.json, probe-rates.json, timeline-*.svg
 #
 # Env:
 #   BENCH_REPEAT=N   repeats of every pod of every way (default 2; 8 gives
@@ -29,11 +32,16 @@
 #                    with 4 lanes than with 1), alike for all ways, which
 #                    run one after the other; BENCH_PARALLEL=1 measures one
 #                    pod at a time
-#   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go)
+#   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go;
+#                    none: only the probe-rate runs)
 #   BENCH_FORK_KUBELET=path  the fork's kubelet to measure (default the
 #                    built one, _output/vX.Y.Z/bin/kubelet), e.g. a build
 #                    of an earlier series; the cluster gets the built one
 #                    back at the end
+#   BENCH_PROBE_RATE_PODS=N  waiting sidecars of the probe-rate runs (default
+#                    50; 0 skips them); BENCH_PROBE_RATE_WAYS=... their ways
+#                    (default fork/annotated, fork/native-wait-ready,
+#                    fork/no-sidecars, upstream/native-startup)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster/lib.sh)
@@ -62,12 +70,19 @@ parallel="${BENCH_PARALLEL:-4}"
 all_ways="fork/annotated,fork/annotated-p10,fork/native-startup,fork/native-wait-ready,fork/native-wait-ready-p10"
 all_ways+=",fork/poststart,fork/poststart-p10,fork/no-sidecars,upstream/native-startup,upstream/no-sidecars"
 ways="${BENCH_WAYS:-$all_ways}"
+[ "$ways" != none ] || ways="" # BENCH_WAYS=none: only the probe-rate runs
+rate_pods="${BENCH_PROBE_RATE_PODS:-50}"
+[[ "$rate_pods" =~ ^[0-9]+$ ]] || die "BENCH_PROBE_RATE_PODS must be a number, not '$rate_pods'"
+rate_ways="${BENCH_PROBE_RATE_WAYS:-fork/annotated,fork/native-wait-ready,fork/no-sidecars,upstream/native-startup}"
+[ "$rate_pods" != 0 ] || rate_ways=""
 fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
 upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
+fork_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^fork/' | paste -sd, || true)"
+upstream_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^upstream/' | paste -sd, || true)"
 
 # What it needs: both kubelets, the test server image, the bench program.
 "$ROOT/hack/patches/build-kubelet.sh"
-[ -z "$upstream_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
+[ -z "$upstream_ways$upstream_rate_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
 "$ROOT/hack/images/build.sh"
 work="$OUTPUT/bench/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$work"
@@ -122,6 +137,8 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 samples="$work/samples.jsonl"
 segments="$work/segments.jsonl"
+rates="$work/probe-rates.jsonl"
+touch "$samples"
 # The kubelet's probe counts come from its own endpoint and its log (--v >= 1
 # logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
 # restarted by someone else during the run stops it (run again).
@@ -132,17 +149,30 @@ run_ways() { # WAYS
     -ways "$1" -repeat "$repeat" -parallel "$parallel" -out "$samples" -segments "$segments" \
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log"
 }
-if [ -n "$fork_ways" ]; then
+probe_rate() { # WAYS
+  local pid
+  pid="$(proc_pid kubelet)" || die "the kubelet is not running"
+  log "probe runs with $rate_pods sidecars waiting: $1"
+  "$work/bench" probe-rate -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
+    -kubelet-pid "$pid" -ways "$1" -pods "$rate_pods" -out "$rates"
+}
+if [ -n "$fork_ways$fork_rate_ways" ]; then
   current_kubelet="$fork_kubelet"
   restart_kubelet "$fork_kubelet"
-  log "measuring $fork_ways ($repeat repeats, $parallel lanes)"
-  run_ways "$fork_ways"
+  if [ -n "$fork_ways" ]; then
+    log "measuring $fork_ways ($repeat repeats, $parallel lanes)"
+    run_ways "$fork_ways"
+  fi
+  [ -z "$fork_rate_ways" ] || probe_rate "$fork_rate_ways"
 fi
-if [ -n "$upstream_ways" ]; then
+if [ -n "$upstream_ways$upstream_rate_ways" ]; then
   current_kubelet="$upstream_kubelet"
   restart_kubelet "$upstream_kubelet"
-  log "measuring $upstream_ways ($repeat repeats, $parallel lanes)"
-  run_ways "$upstream_ways"
+  if [ -n "$upstream_ways" ]; then
+    log "measuring $upstream_ways ($repeat repeats, $parallel lanes)"
+    run_ways "$upstream_ways"
+  fi
+  [ -z "$upstream_rate_ways" ] || probe_rate "$upstream_rate_ways"
 fi
 echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
 
@@ -201,7 +231,9 @@ EOF
   gobench_args=(-gobench "$work/gobench.txt")
 fi
 
-"$work/bench" report -samples "$samples" -segments "$segments" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+rate_args=()
+[ ! -s "$rates" ] || rate_args=(-probe-rates "$rates")
+"$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
 mkdir -p "$out"
 rm -f "$out"/timeline-*.svg
 cp "$work/report"/* "$out/"

@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	v1 "k8s.io/api/core/v1"
+)
+
+const sec = int64(1e9)
+
+func TestRatesOf(t *testing.T) {
+	scrape := func(at int64, runs, extra, limited, cpu float64) ProbeScrape {
+		return ProbeScrape{At: at * sec, Runs: runs, Extra: extra, Limited: limited, CPU: cpu}
+	}
+	tests := []struct {
+		name    string
+		run     ProbeRate
+		want    Rates
+		wantErr bool
+	}{{
+		name: "only the scrapes inside the span count; peaks are per second",
+		run: ProbeRate{Pods: 50, From: 10 * sec, To: 13 * sec, Scrapes: []ProbeScrape{
+			scrape(5, 0, 0, 0, 1),           // before: the pods were starting
+			scrape(10, 100, 60, 10, 2),      // the span's first
+			scrape(11, 350, 260, 100, 2.5),  // 250 runs, 200 extra in this second
+			scrape(12, 550, 420, 190, 3),    // 200 runs, 160 extra
+			scrape(13, 850, 660, 280, 3.5),  // 300 runs, 240 extra
+			scrape(14, 2000, 1000, 1000, 9), // after
+		}},
+		want: Rates{Seconds: 3, Runs: 250, Extra: 200, Periodic: 50, Limited: 90, PeakRuns: 300, PeakExtra: 240, PerSidecar: 5, KubeletCores: 0.5},
+	}, {
+		name: "no CPU readings: the kubelet's cores are unknown",
+		run: ProbeRate{Pods: 2, From: 0, To: 2 * sec, Scrapes: []ProbeScrape{
+			scrape(0, 0, 0, 0, 0), scrape(2, 4, 0, 0, 0)}},
+		want: Rates{Seconds: 2, Runs: 2, Periodic: 2, PeakRuns: 2, PerSidecar: 1, KubeletCores: math.NaN()},
+	}, {
+		name:    "one scrape in the span is not a rate",
+		run:     ProbeRate{Way: "w", Pods: 1, From: 0, To: sec, Scrapes: []ProbeScrape{scrape(0, 0, 0, 0, 0), scrape(2, 1, 0, 0, 0)}},
+		wantErr: true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.run.RatesOf()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateNaNs(), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("RatesOf() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseExtraProbeRuns(t *testing.T) {
+	text := `# HELP kubelet_sidecar_extra_probe_runs_total [ALPHA] ...
+# TYPE kubelet_sidecar_extra_probe_runs_total counter
+kubelet_sidecar_extra_probe_runs_total{outcome="limited"} 1234
+kubelet_sidecar_extra_probe_runs_total{outcome="run"} 5.678e+03
+kubelet_sidecar_app_start_wait_duration_seconds_count 3
+`
+	run, limited, err := ParseExtraProbeRuns(strings.NewReader(text))
+	if err != nil || run != 5678 || limited != 1234 {
+		t.Errorf("ParseExtraProbeRuns = %v, %v, %v; want 5678, 1234, nil", run, limited, err)
+	}
+	// Upstream's kubelet has no such counter: zeros, no error.
+	run, limited, err = ParseExtraProbeRuns(strings.NewReader("prober_probe_total{} 1\n"))
+	if err != nil || run != 0 || limited != 0 {
+		t.Errorf("without the counter: %v, %v, %v; want 0, 0, nil", run, limited, err)
+	}
+	if _, _, err := ParseExtraProbeRuns(strings.NewReader(`kubelet_sidecar_extra_probe_runs_total{outcome="run" 1` + "\n")); err == nil {
+		t.Error("a line without its closing brace: no error")
+	}
+}
+
+func TestProbeRatePodNeverTurnsReadyNorGivesUp(t *testing.T) {
+	for _, w := range Ways {
+		if w.Style == "poststart" {
+			continue
+		}
+		t.Run(w.Name, func(t *testing.T) {
+			pod := probeRatePod(w, "pr-x-0")
+			var sc *v1.Container
+			for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+				for i := range list {
+					if list[i].Name == sidecarName(1) {
+						sc = &list[i]
+					}
+				}
+			}
+			if sc == nil {
+				t.Fatal("no sidecar sc1")
+			}
+			ready := ""
+			for _, e := range sc.Env {
+				if e.Name == "READY_AFTER" {
+					ready = e.Value
+				}
+			}
+			if ready != "never" {
+				t.Errorf("READY_AFTER = %q, want never", ready)
+			}
+			probes := 0
+			for _, p := range []*v1.Probe{sc.ReadinessProbe, sc.StartupProbe} {
+				if p != nil {
+					probes++
+					period := w.Period // 10: the API's default, left unset
+					if period == 10 {
+						period = 0
+					}
+					if p.FailureThreshold < 1000 || p.PeriodSeconds != period {
+						t.Errorf("probe: periodSeconds %d, failureThreshold %d; want %d and one that outlasts the run", p.PeriodSeconds, p.FailureThreshold, period)
+					}
+				}
+			}
+			if probes != 1 {
+				t.Errorf("%d probes on the sidecar, want 1", probes)
+			}
+			if pod.Labels["bench.sidecar-kubelet.io/probe-rate"] != "true" || pod.Labels["bench.sidecar-kubelet.io"] != "true" {
+				t.Errorf("labels %v: the run's clean-up would miss the pod", pod.Labels)
+			}
+		})
+	}
+}
+
+func TestProbeRateGoals(t *testing.T) {
+	run := func(way, kubelet string, pods int, extraPerSec, peakExtra float64) ProbeRate {
+		// Two scrapes a second apart at a steady rate, then one second at
+		// the peak.
+		runs := float64(pods) // one periodic run per sidecar and second
+		return ProbeRate{Way: way, Kubelet: kubelet, Pods: pods, From: 0, To: 3 * sec, Scrapes: []ProbeScrape{
+			{At: 0},
+			{At: sec, Runs: runs + extraPerSec, Extra: extraPerSec},
+			{At: 2 * sec, Runs: 2 * (runs + extraPerSec), Extra: 2 * extraPerSec},
+			{At: 3 * sec, Runs: 3*runs + 2*extraPerSec + peakExtra, Extra: 2*extraPerSec + peakExtra},
+		}}
+	}
+	got := ProbeRateGoals([]ProbeRate{
+		run("fork/annotated", "fork", 50, 190, 215),         // within the bound; 50 + 198 runs/s: 4.96 each
+		run("fork/native-wait-ready", "fork", 50, 200, 260), // a second over bound + burst
+		run("fork/annotated", "fork", 100, 200, 200),        // 3 each: beyond what the bound leaves room for
+		run("fork/no-sidecars", "fork", 50, 0, 0),           // nothing to judge
+		run("upstream/native-startup", "upstream", 50, 0, 0),
+		{Way: "fork/annotated-p10", Kubelet: "fork", Pods: 50, Error: "not every sidecar ran"},
+	})
+	var met []string
+	for _, v := range got {
+		met = append(met, v.Way+": "+v.Met)
+	}
+	want := []string{
+		"fork/annotated: yes", "fork/annotated: yes",
+		"fork/native-wait-ready: no", "fork/native-wait-ready: yes",
+		"fork/annotated: yes", "fork/annotated: — (beyond the bound's room)",
+		"fork/annotated-p10: —", "fork/annotated-p10: —",
+	}
+	if diff := cmp.Diff(want, met); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
