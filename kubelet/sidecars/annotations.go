@@ -25,21 +25,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-const (
-	// SidecarsAnnotation names the entries of spec.containers that are
-	// sidecars, comma-separated, in start order.
-	SidecarsAnnotation = "sidecar-kubelet.io/sidecars"
-	// WaitReadyAnnotation, when "true", asks that native sidecars (init
-	// containers with restartPolicy Always) be ready, not only started,
-	// before the next container starts.
-	WaitReadyAnnotation = "sidecar-kubelet.io/wait-ready"
-)
-
 // layoutAnnotations are the annotations a Layout is read from.
 var layoutAnnotations = [...]string{SidecarsAnnotation, WaitReadyAnnotation}
 
 const (
-	// maxProblems is how many problems an AnnotationError lists; it counts
+	// maxProblems is how many problems an annotationError lists; it counts
 	// the others. Every problem quotes at most maxQuoted bytes of the value,
 	// so an error's text is bounded whatever the value's length.
 	maxProblems = 8
@@ -49,9 +39,6 @@ const (
 	// maxWaitReadyLen is the longest wait-ready value read as a boolean:
 	// strconv.ParseBool's longest word with room for spaces around it.
 	maxWaitReadyLen = 32
-	// MaxEventMessage is the longest message of the fork's events, in bytes
-	// (SPEC rule 16).
-	MaxEventMessage = 1024
 )
 
 // Layout is the arrangement of a pod's containers around its sidecars, as
@@ -67,14 +54,6 @@ type Layout struct {
 
 // HasSidecars reports whether the pod has annotated sidecars.
 func (l Layout) HasSidecars() bool { return len(l.Sidecars) > 0 }
-
-// StartWaitsOnProbes reports whether a container of the pod may wait for
-// another's probe to succeed before it starts: the app containers wait for
-// the annotated sidecars, and with wait-ready each container waits for the
-// readiness of the native sidecars before it. Upstream waits on probes only
-// for native sidecars' startup probes, and a zero Layout keeps that as is.
-// Every ordering the annotations ask for is a wait on probes.
-func (l Layout) StartWaitsOnProbes() bool { return l.Ordered() }
 
 // Ordered reports whether the annotations order the pod's containers at all:
 // annotated sidecars, or wait-ready. The kubelet then also takes the fast
@@ -95,9 +74,9 @@ func (l Layout) IsSidecar(name string) bool {
 	return false
 }
 
-// AnnotationError says what is wrong with a pod's sidecar annotations. The
+// annotationError says what is wrong with a pod's sidecar annotations. The
 // pod then runs with upstream behaviour.
-type AnnotationError struct {
+type annotationError struct {
 	// Problems are the first findings (at most maxProblems), each a
 	// sentence that starts with the annotation's name and quotes only its
 	// own item.
@@ -106,7 +85,7 @@ type AnnotationError struct {
 	More int
 }
 
-func (e *AnnotationError) Error() string {
+func (e *annotationError) Error() string {
 	text := strings.Join(e.Problems, "; ")
 	if e.More > 0 {
 		text += fmt.Sprintf("; and %d more", e.More)
@@ -114,7 +93,7 @@ func (e *AnnotationError) Error() string {
 	return text
 }
 
-func (e *AnnotationError) add(annotation, format string, args ...any) {
+func (e *annotationError) add(annotation, format string, args ...any) {
 	if len(e.Problems) == maxProblems {
 		e.More++
 		return
@@ -136,7 +115,7 @@ func quote(s string) string {
 type Decision struct {
 	// Layout is the layout decided; the zero Layout when Err is set.
 	Layout Layout
-	// Err is the *AnnotationError of malformed annotations: the pod runs
+	// Err is the *annotationError of malformed annotations: the pod runs
 	// with upstream behaviour, and the kubelet says why once.
 	Err error
 	// Annotations are the sidecar annotations decided from, and only they:
@@ -167,7 +146,7 @@ func Decide(pod *v1.Pod, annotations map[string]string) Decision {
 		return Decision{}
 	}
 	d := Decision{Annotations: map[string]string{}}
-	var problems AnnotationError
+	var problems annotationError
 	if value, ok := annotations[SidecarsAnnotation]; ok {
 		d.Annotations[SidecarsAnnotation] = value
 		d.Layout.Sidecars = parseSidecars(&pod.Spec, value, &problems)
@@ -193,7 +172,7 @@ func maxSidecarsLen(spec *v1.PodSpec) int {
 	return n
 }
 
-func parseSidecars(spec *v1.PodSpec, value string, problems *AnnotationError) []string {
+func parseSidecars(spec *v1.PodSpec, value string, problems *annotationError) []string {
 	if limit := maxSidecarsLen(spec); len(value) > limit {
 		problems.add(SidecarsAnnotation, "%d bytes, longer than any valid value for this pod (%d: each container's name once, with a comma and a space on either side)", len(value), limit)
 		return nil
@@ -240,7 +219,7 @@ func parseSidecars(spec *v1.PodSpec, value string, problems *AnnotationError) []
 	return names
 }
 
-func parseWaitReady(value string, problems *AnnotationError) bool {
+func parseWaitReady(value string, problems *annotationError) bool {
 	if len(value) <= maxWaitReadyLen {
 		if waitReady, err := strconv.ParseBool(strings.TrimSpace(value)); err == nil {
 			return waitReady
@@ -306,68 +285,4 @@ func (d Decision) PodAsDecided(pod *v1.Pod) *v1.Pod {
 		}
 	}
 	return &copied
-}
-
-// The functions below serve the series' patches before
-// decide-each-pods-sidecar-layout-once, which reads every layout from
-// Decide; they go when the series is rebuilt in its final form.
-
-// ParseAnnotations reads the sidecar layout a pod's own annotations ask
-// for: Decide from pod.Annotations. A malformed annotation gives the zero
-// Layout and an *AnnotationError.
-func ParseAnnotations(pod *v1.Pod) (Layout, error) {
-	if pod == nil {
-		return Layout{}, nil
-	}
-	d := Decide(pod, pod.Annotations)
-	return d.Layout, d.Err
-}
-
-// LayoutFor returns the layout the pod asks for while the kubelet's feature
-// gate is on, and the zero Layout (upstream behaviour) when it is off or the
-// pod has no sidecar annotations; a malformed annotation gives the zero
-// Layout and its *AnnotationError. gateOn is asked only for pods that carry
-// the annotations, so a pod without them costs two map lookups.
-func LayoutFor(pod *v1.Pod, gateOn func() bool) (Layout, error) {
-	if pod == nil || !HasAnnotations(pod.Annotations) || !gateOn() {
-		return Layout{}, nil
-	}
-	return ParseAnnotations(pod)
-}
-
-// StartedWith returns the pod as the kubelet runs it: carrying the sidecar
-// annotations that its sandbox was created with, which the container
-// runtime keeps with the sandbox, rather than those it carries now (SPEC
-// rule 19). A pod without a sandbox yet (hasSandbox false) is returned as
-// it is. changed reports that the pod's annotations differ from the started
-// ones; the returned pod is then a shallow copy, and pod itself is never
-// modified.
-func StartedWith(pod *v1.Pod, sandboxAnnotations map[string]string, hasSandbox bool) (started *v1.Pod, changed bool) {
-	if pod == nil || !hasSandbox {
-		return pod, false
-	}
-	d := decidedFrom(sandboxAnnotations)
-	if d.Unchanged(pod.Annotations) {
-		return pod, false
-	}
-	return d.PodAsDecided(pod), true
-}
-
-// DescribeChange says how the pod's sidecar annotations differ from those
-// it started with, for the SidecarAnnotationChanged event.
-func DescribeChange(started, now *v1.Pod) string {
-	return decidedFrom(started.Annotations).ChangeIn(now.Annotations)
-}
-
-// decidedFrom is a Decision that holds only the sidecar annotations of
-// annotations: what ChangeIn, Unchanged and PodAsDecided read, without the
-// parse that Decide makes.
-func decidedFrom(annotations map[string]string) Decision {
-	d := Decision{Annotations: map[string]string{}}
-	for _, key := range layoutAnnotations {
-		if value, ok := annotations[key]; ok {
-			d.Annotations[key] = value
-		}
-	}
-	return d
 }

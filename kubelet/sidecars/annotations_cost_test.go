@@ -79,8 +79,8 @@ func TestDecideCostIsLinear(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			annotations := map[string]string{SidecarsAnnotation: tc.value, WaitReadyAnnotation: tc.value}
 			d := Decide(tc.pod, annotations)
-			if got, limit := len(InvalidAnnotationEvent(orNil(d.Err)).Message), MaxEventMessage; d.Err != nil && got > limit {
-				t.Errorf("the event's message is %d bytes, more than %d", got, limit)
+			if got := len(orNil(d.Err).Error()); got > maxErrorText {
+				t.Errorf("the error is %d bytes, more than %d", got, maxErrorText)
 			}
 			got := allocatedBytes(5, func() { Decide(tc.pod, annotations) })
 			written := len(tc.value) + maxSidecarsLen(&tc.pod.Spec)
@@ -92,10 +92,10 @@ func TestDecideCostIsLinear(t *testing.T) {
 	}
 }
 
-// orNil is err, or an empty *AnnotationError when err is nil.
+// orNil is err, or an empty *annotationError when err is nil.
 func orNil(err error) error {
 	if err == nil {
-		return &AnnotationError{}
+		return &annotationError{}
 	}
 	return err
 }

@@ -25,16 +25,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// maxErrorText bounds an AnnotationError's text: maxProblems problems and
+// maxErrorText bounds an annotationError's text: maxProblems problems and
 // the count of the others, each problem a sentence quoting at most
 // maxQuoted bytes (escaped, up to four bytes each).
 const maxErrorText = (maxProblems + 1) * (len(SidecarsAnnotation) + 4*maxQuoted + 160)
 
-// FuzzParseAnnotations checks ParseAnnotations on a pod with the containers
+// FuzzDecide checks Decide on a pod with the containers
 // app, a and b and the init containers init (plain) and native (restartPolicy
 // Always), with both annotations set to the fuzzed values. Its seeds cover
 // every kind of problem and the valid forms, and run in every go test.
-func FuzzParseAnnotations(f *testing.F) {
+func FuzzDecide(f *testing.F) {
 	for _, seed := range []struct{ sidecars, waitReady string }{
 		// Valid.
 		{"a", "false"},
@@ -86,30 +86,28 @@ func FuzzParseAnnotations(f *testing.F) {
 			SidecarsAnnotation:  sidecars,
 			WaitReadyAnnotation: waitReady,
 		})
-		layout, err := ParseAnnotations(pod)
+		d := Decide(pod, pod.Annotations)
+		layout, err := d.Layout, d.Err
 
 		if err != nil {
 			if diff := cmp.Diff(Layout{}, layout); diff != "" {
-				t.Errorf("ParseAnnotations(%q, %q) with error %q: Layout is not zero (-want +got):\n%s", sidecars, waitReady, err, diff)
+				t.Errorf("Decide(%q, %q) with error %q: Layout is not zero (-want +got):\n%s", sidecars, waitReady, err, diff)
 			}
-			var annotationErr *AnnotationError
+			var annotationErr *annotationError
 			if !errors.As(err, &annotationErr) {
-				t.Fatalf("ParseAnnotations(%q, %q) error is %T, want *AnnotationError: %v", sidecars, waitReady, err, err)
+				t.Fatalf("Decide(%q, %q) error is %T, want *annotationError: %v", sidecars, waitReady, err, err)
 			}
 			if len(annotationErr.Problems) == 0 {
-				t.Errorf("ParseAnnotations(%q, %q) returned an *AnnotationError without problems", sidecars, waitReady)
+				t.Errorf("Decide(%q, %q) returned an *annotationError without problems", sidecars, waitReady)
 			}
 			// The error, and so the event, stays small whatever the values'
 			// length (SPEC rule 16).
 			if got := len(err.Error()); got > maxErrorText {
-				t.Errorf("ParseAnnotations(%d bytes, %d bytes) error is %d bytes, more than %d", len(sidecars), len(waitReady), got, maxErrorText)
-			}
-			if got := len(InvalidAnnotationEvent(err).Message); got > MaxEventMessage {
-				t.Errorf("ParseAnnotations(%d bytes, %d bytes) event message is %d bytes, more than %d", len(sidecars), len(waitReady), got, MaxEventMessage)
+				t.Errorf("Decide(%d bytes, %d bytes) error is %d bytes, more than %d", len(sidecars), len(waitReady), got, maxErrorText)
 			}
 			for _, problem := range annotationErr.Problems {
 				if !strings.HasPrefix(problem, SidecarsAnnotation) && !strings.HasPrefix(problem, WaitReadyAnnotation) {
-					t.Errorf("ParseAnnotations(%q, %q) problem %q does not start with the annotation name", sidecars, waitReady, problem)
+					t.Errorf("Decide(%q, %q) problem %q does not start with the annotation name", sidecars, waitReady, problem)
 				}
 			}
 			return
@@ -122,10 +120,10 @@ func FuzzParseAnnotations(f *testing.F) {
 		seen := map[string]bool{}
 		for _, name := range layout.Sidecars {
 			if !slices.Contains(specNames, name) {
-				t.Errorf("ParseAnnotations(%q, %q) sidecar %q is not an entry of spec.containers", sidecars, waitReady, name)
+				t.Errorf("Decide(%q, %q) sidecar %q is not an entry of spec.containers", sidecars, waitReady, name)
 			}
 			if seen[name] {
-				t.Errorf("ParseAnnotations(%q, %q) sidecar %q is listed twice in %q", sidecars, waitReady, name, layout.Sidecars)
+				t.Errorf("Decide(%q, %q) sidecar %q is listed twice in %q", sidecars, waitReady, name, layout.Sidecars)
 			}
 			seen[name] = true
 		}
@@ -136,7 +134,7 @@ func FuzzParseAnnotations(f *testing.F) {
 			}
 		}
 		if apps == 0 {
-			t.Errorf("ParseAnnotations(%q, %q) = %q leaves no app container", sidecars, waitReady, layout.Sidecars)
+			t.Errorf("Decide(%q, %q) = %q leaves no app container", sidecars, waitReady, layout.Sidecars)
 		}
 
 		// The order is that of first appearance in the value.
@@ -147,7 +145,7 @@ func FuzzParseAnnotations(f *testing.F) {
 			}
 		}
 		if diff := cmp.Diff(wantOrder, layout.Sidecars); diff != "" {
-			t.Errorf("ParseAnnotations(%q, %q) sidecar order mismatch (-want +got):\n%s", sidecars, waitReady, diff)
+			t.Errorf("Decide(%q, %q) sidecar order mismatch (-want +got):\n%s", sidecars, waitReady, diff)
 		}
 	})
 }

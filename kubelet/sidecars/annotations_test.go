@@ -23,7 +23,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -53,7 +52,7 @@ func newAnnotatedPod(annotations map[string]string) *v1.Pod {
 	}
 }
 
-func TestParseAnnotations(t *testing.T) {
+func TestDecide(t *testing.T) {
 	const (
 		notBoolean = ` is not a boolean; want "true" or "false"`
 		initName   = ` is an init container; native sidecars are declared with restartPolicy: Always, not with this annotation`
@@ -65,7 +64,7 @@ func TestParseAnnotations(t *testing.T) {
 		annotations map[string]string
 		// wantLayout is checked when wantProblems is empty.
 		wantLayout Layout
-		// wantProblems, when set, are the problems the *AnnotationError must
+		// wantProblems, when set, are the problems the *annotationError must
 		// report, in this order.
 		wantProblems []string
 		// wantMore is how many more problems the error counts.
@@ -288,40 +287,45 @@ func TestParseAnnotations(t *testing.T) {
 			if !tc.nilPod {
 				pod = newAnnotatedPod(tc.annotations)
 			}
-			layout, err := ParseAnnotations(pod)
+			var annotations map[string]string
+			if pod != nil {
+				annotations = pod.Annotations
+			}
+			d := Decide(pod, annotations)
+			layout, err := d.Layout, d.Err
 
 			if len(tc.wantProblems) == 0 {
 				if err != nil {
-					t.Fatalf("ParseAnnotations() unexpected error: %v", err)
+					t.Fatalf("Decide() unexpected error: %v", err)
 				}
 				if diff := cmp.Diff(tc.wantLayout, layout); diff != "" {
-					t.Errorf("ParseAnnotations() Layout mismatch (-want +got):\n%s", diff)
+					t.Errorf("Decide() Layout mismatch (-want +got):\n%s", diff)
 				}
 				return
 			}
 
 			if err == nil {
-				t.Fatalf("ParseAnnotations() = %+v, nil; want an error", layout)
+				t.Fatalf("Decide() = %+v, nil; want an error", layout)
 			}
 			if diff := cmp.Diff(Layout{}, layout); diff != "" {
-				t.Errorf("ParseAnnotations() with an error must return the zero Layout (-want +got):\n%s", diff)
+				t.Errorf("Decide() with an error must return the zero Layout (-want +got):\n%s", diff)
 			}
-			var annotationErr *AnnotationError
+			var annotationErr *annotationError
 			if !errors.As(err, &annotationErr) {
-				t.Fatalf("ParseAnnotations() error is %T, want *AnnotationError: %v", err, err)
+				t.Fatalf("Decide() error is %T, want *annotationError: %v", err, err)
 			}
 			if diff := cmp.Diff(tc.wantProblems, annotationErr.Problems); diff != "" {
-				t.Errorf("ParseAnnotations() problems mismatch (-want +got):\n%s", diff)
+				t.Errorf("Decide() problems mismatch (-want +got):\n%s", diff)
 			}
 			if annotationErr.More != tc.wantMore {
-				t.Errorf("ParseAnnotations() counts %d more problems, want %d", annotationErr.More, tc.wantMore)
+				t.Errorf("Decide() counts %d more problems, want %d", annotationErr.More, tc.wantMore)
 			}
 			want := strings.Join(tc.wantProblems, "; ")
 			if tc.wantMore > 0 {
 				want += fmt.Sprintf("; and %d more", tc.wantMore)
 			}
 			if got := err.Error(); got != want {
-				t.Errorf("ParseAnnotations() error text = %q, want %q", got, want)
+				t.Errorf("Decide() error text = %q, want %q", got, want)
 			}
 		})
 	}
@@ -332,7 +336,6 @@ func TestLayoutPredicates(t *testing.T) {
 		name            string
 		layout          Layout
 		wantHasSidecars bool
-		wantStartWaits  bool
 		wantOrdered     bool
 		// wantSidecar maps container names to the expected IsSidecar.
 		wantSidecar map[string]bool
@@ -347,7 +350,6 @@ func TestLayoutPredicates(t *testing.T) {
 			name:            "wait-ready only",
 			layout:          Layout{WaitReady: true},
 			wantHasSidecars: false,
-			wantStartWaits:  true,
 			wantOrdered:     true,
 			wantSidecar:     map[string]bool{"app": false, "native": false},
 		},
@@ -355,7 +357,6 @@ func TestLayoutPredicates(t *testing.T) {
 			name:            "two sidecars",
 			layout:          Layout{Sidecars: []string{"a", "b"}},
 			wantHasSidecars: true,
-			wantStartWaits:  true,
 			wantOrdered:     true,
 			wantSidecar:     map[string]bool{"a": true, "b": true, "app": false, "native": false, "": false, "A": false},
 		},
@@ -363,7 +364,6 @@ func TestLayoutPredicates(t *testing.T) {
 			name:            "a sidecar and wait-ready",
 			layout:          Layout{Sidecars: []string{"a"}, WaitReady: true},
 			wantHasSidecars: true,
-			wantStartWaits:  true,
 			wantOrdered:     true,
 			wantSidecar:     map[string]bool{"a": true, "app": false, "native": false},
 		},
@@ -372,9 +372,6 @@ func TestLayoutPredicates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.layout.HasSidecars(); got != tc.wantHasSidecars {
 				t.Errorf("HasSidecars() = %v, want %v", got, tc.wantHasSidecars)
-			}
-			if got := tc.layout.StartWaitsOnProbes(); got != tc.wantStartWaits {
-				t.Errorf("StartWaitsOnProbes() = %v, want %v", got, tc.wantStartWaits)
 			}
 			if got := tc.layout.Ordered(); got != tc.wantOrdered {
 				t.Errorf("Ordered() = %v, want %v", got, tc.wantOrdered)
@@ -390,138 +387,4 @@ func TestLayoutPredicates(t *testing.T) {
 	}
 }
 
-func TestLayoutFor(t *testing.T) {
-	pod := func(annotations map[string]string) *v1.Pod {
-		return &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Annotations: annotations},
-			Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "app"}, {Name: "proxy"}}},
-		}
-	}
-	testCases := []struct {
-		name      string
-		pod       *v1.Pod
-		gate      bool
-		want      Layout
-		wantErr   bool
-		wantAsked bool
-	}{
-		{name: "nil pod", pod: nil, gate: true},
-		{name: "no annotations: the gate is not asked", pod: pod(nil), gate: true},
-		{name: "other annotations only", pod: pod(map[string]string{"x": "y"}), gate: true},
-		{name: "gate off", pod: pod(map[string]string{SidecarsAnnotation: "proxy"}), gate: false, wantAsked: true},
-		{name: "gate off, malformed: no error", pod: pod(map[string]string{SidecarsAnnotation: "nope"}), gate: false, wantAsked: true},
-		{name: "gate on", pod: pod(map[string]string{SidecarsAnnotation: "proxy"}), gate: true, want: Layout{Sidecars: []string{"proxy"}}, wantAsked: true},
-		{name: "gate on, wait-ready only", pod: pod(map[string]string{WaitReadyAnnotation: "true"}), gate: true, want: Layout{WaitReady: true}, wantAsked: true},
-		{name: "gate on, malformed", pod: pod(map[string]string{SidecarsAnnotation: "nope"}), gate: true, wantErr: true, wantAsked: true},
-	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			asked := false
-			got, err := LayoutFor(tc.pod, func() bool { asked = true; return tc.gate })
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("LayoutFor() error = %v, want error: %v", err, tc.wantErr)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("LayoutFor() (-want +got):\n%s", diff)
-			}
-			if asked != tc.wantAsked {
-				t.Errorf("gate asked = %v, want %v", asked, tc.wantAsked)
-			}
-		})
-	}
-}
 
-func TestStartedWith(t *testing.T) {
-	pod := func(annotations map[string]string) *v1.Pod {
-		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: annotations}}
-	}
-	testCases := []struct {
-		name        string
-		pod         map[string]string
-		sandbox     map[string]string
-		hasSandbox  bool
-		want        map[string]string
-		wantChanged bool
-		wantChange  string
-	}{
-		{
-			name: "no sandbox yet: the pod as it is",
-			pod:  map[string]string{SidecarsAnnotation: "a"},
-			want: map[string]string{SidecarsAnnotation: "a"},
-		},
-		{
-			name:       "no annotations, then or now",
-			pod:        map[string]string{"other": "x"},
-			sandbox:    map[string]string{"other": "y"},
-			hasSandbox: true,
-			want:       map[string]string{"other": "x"},
-		},
-		{
-			name:       "unchanged",
-			pod:        map[string]string{SidecarsAnnotation: "a,b", WaitReadyAnnotation: "true"},
-			sandbox:    map[string]string{SidecarsAnnotation: "a,b", WaitReadyAnnotation: "true"},
-			hasSandbox: true,
-			want:       map[string]string{SidecarsAnnotation: "a,b", WaitReadyAnnotation: "true"},
-		},
-		{
-			name:        "added to a running pod: removed again",
-			pod:         map[string]string{SidecarsAnnotation: "a", "other": "x"},
-			sandbox:     map[string]string{"other": "x"},
-			hasSandbox:  true,
-			want:        map[string]string{"other": "x"},
-			wantChanged: true,
-			wantChange:  `sidecar-kubelet.io/sidecars="a" added`,
-		},
-		{
-			name:        "removed from a running pod: put back",
-			pod:         map[string]string{},
-			sandbox:     map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "true"},
-			hasSandbox:  true,
-			want:        map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "true"},
-			wantChanged: true,
-			wantChange:  `sidecar-kubelet.io/sidecars="a" removed, sidecar-kubelet.io/wait-ready="true" removed`,
-		},
-		{
-			name:        "changed: the started value",
-			pod:         map[string]string{SidecarsAnnotation: "b,a"},
-			sandbox:     map[string]string{SidecarsAnnotation: "a,b"},
-			hasSandbox:  true,
-			want:        map[string]string{SidecarsAnnotation: "a,b"},
-			wantChanged: true,
-			wantChange:  `sidecar-kubelet.io/sidecars changed from "a,b" to "b,a"`,
-		},
-		{
-			name:        "a sandbox without annotations at all",
-			pod:         map[string]string{WaitReadyAnnotation: "true"},
-			sandbox:     nil,
-			hasSandbox:  true,
-			want:        map[string]string{},
-			wantChanged: true,
-			wantChange:  `sidecar-kubelet.io/wait-ready="true" added`,
-		},
-	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := pod(tc.pod)
-			before := p.DeepCopy()
-			got, changed := StartedWith(p, tc.sandbox, tc.hasSandbox)
-			if changed != tc.wantChanged {
-				t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
-			}
-			if diff := cmp.Diff(tc.want, got.Annotations, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("started annotations mismatch (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(before, p); diff != "" {
-				t.Errorf("the pod was modified (-before +after):\n%s", diff)
-			}
-			if !changed && got != p {
-				t.Errorf("an unchanged pod must be returned as it is, not copied")
-			}
-			if changed {
-				if diff := cmp.Diff(tc.wantChange, DescribeChange(got, p)); diff != "" {
-					t.Errorf("DescribeChange mismatch (-want +got):\n%s", diff)
-				}
-			}
-		})
-	}
-}

@@ -21,14 +21,19 @@ limitations under the License.
 //     annotations the pod's sandbox is created with, with precise errors,
 //     in time and memory linear in the annotations' length; the kubelet
 //     decides once per pod and keeps the Decision);
-//   - when a sidecar is ready for the containers that wait on it (IsReady);
+//   - when a sidecar is ready for the containers that wait on it (Ready),
+//     and which probes they wait on (Layout.WaitsOnReadiness);
 //   - which containers may start in a sync, which wait and on whom, and
 //     whether the pod's app containers are done (Layout.PlanStart);
 //   - the order in which a pod's containers stop (Layout.TerminationOrder)
-//     and the budgets left by the pod's one deadline (HookSeconds,
+//     and the pod's one deadline on the node's clock (EarlierDeadline,
 //     StopSeconds).
 //
-// The patch series against pkg/kubelet calls into it. It depends on the
-// Kubernetes API types and on what it is handed, never on kubelet internals,
-// so that every rule is tested here with table tests.
+// It keeps no state, records nothing and measures nothing: the events'
+// texts and the memory that keeps them to one per occurrence are in
+// kubelet/sidecarevents, the metrics in kubelet/sidecarmetrics. Its inputs
+// are the Kubernetes API types and what the kubelet hands it (one mirror
+// type, ContainerStatus, for the runtime's view of a container), so that
+// every rule is tested here with table tests. api.go is the contract with
+// pod authors: the annotations, and the reasons the kubelet shows.
 package sidecars

@@ -18,50 +18,15 @@ package sidecars
 
 import (
 	"slices"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 )
 
-// ProbeKind is a kind of probe whose success other containers may wait on.
-type ProbeKind int
-
-const (
-	// ReadinessProbe is a container's readiness probe.
-	ReadinessProbe ProbeKind = iota
-	// StartupProbe is a container's startup probe.
-	StartupProbe
-)
-
-const (
-	// WaitedOnProbeInterval is how often the kubelet runs a readiness probe
-	// that other containers wait on, besides its own period, until the
-	// container's first readiness: the apps start within this of the
-	// sidecar becoming ready, whatever the probe's periodSeconds (SPEC rule
-	// 3).
-	WaitedOnProbeInterval = 50 * time.Millisecond
-	// WaitedOnProbeWindow bounds the extra runs of a container that never
-	// turns ready: they happen only in the first WaitedOnProbeWindow of its
-	// life, at most WaitedOnProbeWindow / WaitedOnProbeInterval of them.
-	WaitedOnProbeWindow = time.Minute
-	// ExtraProbeRunsPerSecond bounds the extra runs of every probe on the
-	// node together, and ExtraProbeRunsBurst how many may come at once. An
-	// extra run is a connection to the sidecar, so a node reboot that finds
-	// every sidecar waited on must not open 20 of them a second per sidecar:
-	// 200 a second keep every waiting sidecar probed 20 times a second up to
-	// 10 at once, and 4 times a second (a quarter of a second apart, rule
-	// 3's promise) up to 50; beyond that the extra runs thin out towards the
-	// probes' own periods. The kubelet counts the runs it makes and those
-	// the bound holds back (ExtraProbeRuns).
-	ExtraProbeRunsPerSecond = 200
-	ExtraProbeRunsBurst     = 20
-)
-
-// WaitedOn reports whether other containers of the pod wait for this probe
-// of container c to succeed before they start, so that the kubelet runs it
-// between its periodic runs too, until the container is first ready. That
-// is a sidecar's readiness probe, for annotated sidecars, and for native
-// sidecars under wait-ready.
+// WaitsOnReadiness reports whether other containers of the pod wait for the
+// readiness probe of container c to succeed before they start, so that the
+// kubelet runs it between its periodic runs too, until the container is
+// first ready. That is the readiness probe of an annotated sidecar, and of a
+// native sidecar under wait-ready.
 //
 // Every run counts, extra or periodic: successThreshold and
 // failureThreshold count consecutive results of all runs, so an extra run
@@ -73,8 +38,8 @@ const (
 // seen at that probe's period. Native sidecars without wait-ready keep
 // upstream's probes exactly, and so does a pod without annotations (the
 // zero Layout).
-func (l Layout) WaitedOn(pod *v1.Pod, c *v1.Container, kind ProbeKind) bool {
-	if pod == nil || c == nil || kind != ReadinessProbe {
+func (l Layout) WaitsOnReadiness(pod *v1.Pod, c *v1.Container) bool {
+	if pod == nil || c == nil {
 		return false
 	}
 	if probe := c.ReadinessProbe; probe == nil || probe.Exec != nil {
@@ -86,4 +51,10 @@ func (l Layout) WaitedOn(pod *v1.Pod, c *v1.Container, kind ProbeKind) bool {
 	return l.WaitReady && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
 		return init.Name == c.Name && isNativeSidecar(&init)
 	})
+}
+
+// isNativeSidecar reports whether an init container is a native sidecar
+// (restartPolicy Always).
+func isNativeSidecar(c *v1.Container) bool {
+	return c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways
 }

@@ -24,7 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-func TestWaitedOn(t *testing.T) {
+func TestWaitsOnReadiness(t *testing.T) {
 	httpGet := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}
 	tcp := &v1.Probe{ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromInt32(8080)}}}
 	grpc := &v1.Probe{ProbeHandler: v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 8080}}}
@@ -58,24 +58,22 @@ func TestWaitedOn(t *testing.T) {
 		name      string
 		layout    Layout
 		container string
-		kind      ProbeKind
 		want      bool
 	}{
-		{name: "annotated sidecar, HTTP readiness probe", layout: annotated, container: "proxy", kind: ReadinessProbe, want: true},
-		{name: "annotated sidecar with a readiness probe: its startup probe is not waited on", layout: annotated, container: "proxy", kind: StartupProbe, want: false},
-		{name: "annotated sidecar, gRPC startup probe and no readiness probe: its failureThreshold counts periods", layout: annotated, container: "started", kind: StartupProbe, want: false},
-		{name: "annotated sidecar, TCP readiness probe", layout: annotated, container: "tcp", kind: ReadinessProbe, want: true},
-		{name: "annotated sidecar, exec probe: its own period", layout: annotated, container: "exec", kind: ReadinessProbe, want: false},
-		{name: "app container: nobody waits on it", layout: annotated, container: "app", kind: ReadinessProbe, want: false},
-		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, container: "native", kind: ReadinessProbe, want: true},
-		{name: "native sidecar without wait-ready: upstream's probes", layout: annotated, container: "native", kind: ReadinessProbe, want: false},
-		{name: "plain init container under wait-ready", layout: Layout{WaitReady: true}, container: "init", kind: ReadinessProbe, want: false},
-		{name: "no annotations: upstream's probes", layout: Layout{}, container: "proxy", kind: ReadinessProbe, want: false},
+		{name: "annotated sidecar, HTTP readiness probe", layout: annotated, container: "proxy", want: true},
+		{name: "annotated sidecar, gRPC startup probe and no readiness probe: startup probes keep their period (failureThreshold counts periods)", layout: annotated, container: "started", want: false},
+		{name: "annotated sidecar, TCP readiness probe", layout: annotated, container: "tcp", want: true},
+		{name: "annotated sidecar, exec probe: its own period", layout: annotated, container: "exec", want: false},
+		{name: "app container: nobody waits on it", layout: annotated, container: "app", want: false},
+		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, container: "native", want: true},
+		{name: "native sidecar without wait-ready: upstream's probes", layout: annotated, container: "native", want: false},
+		{name: "plain init container under wait-ready", layout: Layout{WaitReady: true}, container: "init", want: false},
+		{name: "no annotations: upstream's probes", layout: Layout{}, container: "proxy", want: false},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.layout.WaitedOn(pod, container(tc.container), tc.kind); got != tc.want {
-				t.Errorf("WaitedOn() = %v, want %v", got, tc.want)
+			if got := tc.layout.WaitsOnReadiness(pod, container(tc.container)); got != tc.want {
+				t.Errorf("WaitsOnReadiness() = %v, want %v", got, tc.want)
 			}
 		})
 	}

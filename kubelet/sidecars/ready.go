@@ -18,35 +18,22 @@ package sidecars
 
 import v1 "k8s.io/api/core/v1"
 
-// ProbeResult is the last result the kubelet's prober has for a probe of a
-// container.
-type ProbeResult int
-
-const (
-	// ProbeUnknown: the probe has not reported yet (or the container has no
-	// such probe).
-	ProbeUnknown ProbeResult = iota
-	// ProbeSuccess: the probe's last result was success.
-	ProbeSuccess
-	// ProbeFailure: the probe's last result was failure.
-	ProbeFailure
-)
-
-// IsReady reports whether a sidecar is ready for the containers that wait
-// on it:
+// Ready reports whether a sidecar is ready for the containers that wait on
+// it, from whether it runs and whether its probes' last results were
+// successes:
 //   - with a readiness probe: that probe has succeeded;
 //   - else with a startup probe: that probe has succeeded;
 //   - else: it is running. The kubelet runs a postStart hook inside the sync
 //     that starts the container, so a container seen running by a later sync
 //     has returned from its hook.
-func IsReady(c *v1.Container, running bool, readiness, startup ProbeResult) bool {
+func Ready(c *v1.Container, running, readinessSucceeded, startupSucceeded bool) bool {
 	switch {
 	case !running:
 		return false
 	case c.ReadinessProbe != nil:
-		return readiness == ProbeSuccess
+		return readinessSucceeded
 	case c.StartupProbe != nil:
-		return startup == ProbeSuccess
+		return startupSucceeded
 	default:
 		return true
 	}

@@ -22,7 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-func TestIsReady(t *testing.T) {
+func TestReady(t *testing.T) {
 	probe := &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"true"}}}}
 	noProbes := &v1.Container{Name: "sidecar"}
 	readinessOnly := &v1.Container{Name: "sidecar", ReadinessProbe: probe}
@@ -33,8 +33,8 @@ func TestIsReady(t *testing.T) {
 		name      string
 		container *v1.Container
 		running   bool
-		readiness ProbeResult
-		startup   ProbeResult
+		readiness bool // the readiness probe's last result was a success
+		startup   bool // the startup probe's
 		want      bool
 	}{
 		{
@@ -47,96 +47,96 @@ func TestIsReady(t *testing.T) {
 			name:      "not running, readiness probe succeeded before it exited",
 			container: readinessOnly,
 			running:   false,
-			readiness: ProbeSuccess,
+			readiness: true,
 			want:      false,
 		},
 		{
 			name:      "not running, startup probe succeeded before it exited",
 			container: startupOnly,
 			running:   false,
-			startup:   ProbeSuccess,
+			startup:   true,
 			want:      false,
 		},
 		{
 			name:      "not running, both probes succeeded before it exited",
 			container: bothProbes,
 			running:   false,
-			readiness: ProbeSuccess,
-			startup:   ProbeSuccess,
+			readiness: true,
+			startup:   true,
 			want:      false,
 		},
 		{
 			name:      "readiness probe succeeded",
 			container: readinessOnly,
 			running:   true,
-			readiness: ProbeSuccess,
+			readiness: true,
 			want:      true,
 		},
 		{
 			name:      "readiness probe failed",
 			container: readinessOnly,
 			running:   true,
-			readiness: ProbeFailure,
+			readiness: false,
 			want:      false,
 		},
 		{
 			name:      "readiness probe not reported yet",
 			container: readinessOnly,
 			running:   true,
-			readiness: ProbeUnknown,
+			readiness: false,
 			want:      false,
 		},
 		{
 			name:      "startup probe only, succeeded",
 			container: startupOnly,
 			running:   true,
-			startup:   ProbeSuccess,
+			startup:   true,
 			want:      true,
 		},
 		{
 			name:      "startup probe only, not reported yet",
 			container: startupOnly,
 			running:   true,
-			startup:   ProbeUnknown,
+			startup:   false,
 			want:      false,
 		},
 		{
 			name:      "startup probe only, failed",
 			container: startupOnly,
 			running:   true,
-			startup:   ProbeFailure,
+			startup:   false,
 			want:      false,
 		},
 		{
 			name:      "startup probe only, readiness result ignored",
 			container: startupOnly,
 			running:   true,
-			readiness: ProbeSuccess,
-			startup:   ProbeUnknown,
+			readiness: true,
+			startup:   false,
 			want:      false,
 		},
 		{
 			name:      "both probes, startup succeeded but readiness not reported yet",
 			container: bothProbes,
 			running:   true,
-			readiness: ProbeUnknown,
-			startup:   ProbeSuccess,
+			readiness: false,
+			startup:   true,
 			want:      false,
 		},
 		{
 			name:      "both probes, startup succeeded but readiness failed",
 			container: bothProbes,
 			running:   true,
-			readiness: ProbeFailure,
-			startup:   ProbeSuccess,
+			readiness: false,
+			startup:   true,
 			want:      false,
 		},
 		{
 			name:      "both probes, both succeeded",
 			container: bothProbes,
 			running:   true,
-			readiness: ProbeSuccess,
-			startup:   ProbeSuccess,
+			readiness: true,
+			startup:   true,
 			want:      true,
 		},
 		{
@@ -149,15 +149,15 @@ func TestIsReady(t *testing.T) {
 			name:      "no probes, running, stale probe results ignored",
 			container: noProbes,
 			running:   true,
-			readiness: ProbeFailure,
-			startup:   ProbeFailure,
+			readiness: false,
+			startup:   false,
 			want:      true,
 		},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := IsReady(tc.container, tc.running, tc.readiness, tc.startup); got != tc.want {
-				t.Errorf("IsReady(running=%v, readiness=%v, startup=%v) = %v, want %v", tc.running, tc.readiness, tc.startup, got, tc.want)
+			if got := Ready(tc.container, tc.running, tc.readiness, tc.startup); got != tc.want {
+				t.Errorf("Ready(running=%v, readiness=%v, startup=%v) = %v, want %v", tc.running, tc.readiness, tc.startup, got, tc.want)
 			}
 		})
 	}

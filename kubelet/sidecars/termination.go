@@ -114,30 +114,6 @@ func quoteRecord(record []byte) string {
 	return string(record)
 }
 
-// Deadline is the deadline of the series' patches before
-// terminate-ordered-pods-on-the-nodes-clock: the earlier of start plus the
-// grace period and the deletionTimestamp. It goes when the series is
-// rebuilt in its final form.
-func Deadline(start time.Time, grace time.Duration, deletionTimestamp *time.Time) time.Time {
-	deadline := start.Add(grace)
-	if deletionTimestamp != nil && deletionTimestamp.Before(deadline) {
-		return *deletionTimestamp
-	}
-	return deadline
-}
-
-// HookSeconds returns the whole seconds a preStop hook may run: what is left
-// until the pod's deadline, rounded down, and never negative. It serves
-// the series' patches before terminate-ordered-pods-on-the-nodes-clock,
-// which waits for a hook until the deadline itself.
-func HookSeconds(deadline, now time.Time) int64 {
-	left := deadline.Sub(now)
-	if left <= 0 {
-		return 0
-	}
-	return int64(left / time.Second)
-}
-
 // StopSeconds returns the timeout of the signal that stops a container: what
 // is left until the pod's deadline, to the nearest second, so that a
 // container signalled as termination starts gets its whole grace period. The
@@ -151,10 +127,4 @@ func StopSeconds(deadline, now time.Time) int64 {
 		return 0
 	}
 	return int64(left.Round(time.Second) / time.Second)
-}
-
-// isNativeSidecar reports whether an init container is a native sidecar
-// (restartPolicy Always).
-func isNativeSidecar(c *v1.Container) bool {
-	return c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways
 }
