@@ -386,5 +386,3 @@ func TestLayoutPredicates(t *testing.T) {
 		})
 	}
 }
-
-
