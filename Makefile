@@ -104,7 +104,7 @@ e2e-node-smoke: ## a few node e2e specs (about 2 min), for CI; KUBELET=upstream
 e2e-node-down: ## tear down what a killed make e2e-node left (containerd, kubelet, mounts, bridge)
 	hack/e2e-node/run.sh down
 
-test-e2e-tools: ## unit tests of the e2e testserver; compile the suite
+test-e2e-tools: ## unit tests of the e2e testserver and of e2e/podorder (which fail if it imports component-base or Prometheus again); compile the suite
 	go test -count=1 ./e2e/...
 	go vet -tags e2e ./e2e/...
 

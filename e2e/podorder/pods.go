@@ -24,8 +24,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+)
 
-	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
+// The annotations that ask sidecar-kubelet for ordering. They are
+// kubelet/sidecars' names, repeated here so that a suite importing this
+// package does not build the kubelet's side (its metrics pull in
+// component-base and Prometheus); a test checks that they agree.
+const (
+	// SidecarsAnnotation names the containers of spec.containers that are
+	// sidecars, comma-separated, in their start order.
+	SidecarsAnnotation = "sidecar-kubelet.io/sidecars"
+	// WaitReadyAnnotation, "true", makes each native sidecar be ready, not
+	// only started, before the next container starts.
+	WaitReadyAnnotation = "sidecar-kubelet.io/wait-ready"
 )
 
 // DefaultImage is the test image, e2e/images/testserver (make images builds
@@ -175,12 +186,12 @@ func InitContainers(cs ...v1.Container) PodOption {
 // named containers are sidecars, started in this order and stopped in the
 // reverse one.
 func AnnotatedSidecars(names ...string) PodOption {
-	return Annotation(sidecars.SidecarsAnnotation, strings.Join(names, ","))
+	return Annotation(SidecarsAnnotation, strings.Join(names, ","))
 }
 
 // WaitReady sets sidecar-kubelet.io/wait-ready: "true": each native sidecar
 // must be ready, not only started, before the next container starts.
-func WaitReady() PodOption { return Annotation(sidecars.WaitReadyAnnotation, "true") }
+func WaitReady() PodOption { return Annotation(WaitReadyAnnotation, "true") }
 
 // Annotation sets an annotation of the pod.
 func Annotation(k, v string) PodOption {

@@ -24,8 +24,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-
-	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
 func TestNewPodAndCompletePodSpec(t *testing.T) {
@@ -60,7 +58,7 @@ func TestNewPodAndCompletePodSpec(t *testing.T) {
 	want := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        "demo",
-			Annotations: map[string]string{sidecars.SidecarsAnnotation: "proxy,logger", sidecars.WaitReadyAnnotation: "true"},
+			Annotations: map[string]string{SidecarsAnnotation: "proxy,logger", WaitReadyAnnotation: "true"},
 			Finalizers:  []string{HoldFinalizer},
 		},
 		Spec: v1.PodSpec{
@@ -118,7 +116,7 @@ func TestPodTemplate(t *testing.T) {
 	if pod.Spec.NodeName != "" || pod.Spec.Containers[0].Image != "" {
 		t.Errorf("PodTemplate changed the pod: %+v", pod.Spec)
 	}
-	if tmpl.Spec.NodeName != "node-1" || tmpl.Spec.Containers[1].Image != DefaultImage || tmpl.Annotations[sidecars.SidecarsAnnotation] != "proxy" {
+	if tmpl.Spec.NodeName != "node-1" || tmpl.Spec.Containers[1].Image != DefaultImage || tmpl.Annotations[SidecarsAnnotation] != "proxy" {
 		t.Errorf("template not completed: %+v", tmpl)
 	}
 }
