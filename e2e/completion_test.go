@@ -89,7 +89,7 @@ var _ = Describe("Completion", func() {
 	expectSidecarsStopped := func(ctx context.Context, p *v1.Pod) {
 		GinkgoHelper()
 		for _, c := range []string{"proxy", "logger"} {
-			st := Status(p, c)
+			st := ContainerStatusOf(p, c)
 			Expect(st.State.Terminated).NotTo(BeNil(), ruleMsg("9", "sidecar %s not stopped: %s", c, DescribeStatus(*st)))
 			Expect(st.State.Terminated.ExitCode).To(Equal(int32(143)), ruleMsg("9", "sidecar %s: want exit code 143 after SIGTERM", c))
 			Expect(st.RestartCount).To(BeZero(), ruleMsg("7", "sidecar %s restarted", c))
@@ -106,21 +106,21 @@ var _ = Describe("Completion", func() {
 	It("[rule 9] [rule 10] completes a Job whose app exits 0: sidecars stopped in reverse order, pod Succeeded despite their 143", func(ctx SpecContext) {
 		p := runJob(ctx, jobPod("0"), batchv1.JobComplete)
 		Expect(p.Status.Phase).To(Equal(v1.PodSucceeded), ruleMsg("10", "pod phase of a Job whose app exited 0"))
-		Expect(Status(p, "app").State.Terminated.ExitCode).To(BeZero())
+		Expect(ContainerStatusOf(p, "app").State.Terminated.ExitCode).To(BeZero())
 		expectSidecarsStopped(ctx, p)
 	})
 
 	It("[rule 9] [rule 10] fails a Job whose app exits 1: sidecars stopped, pod Failed", func(ctx SpecContext) {
 		p := runJob(ctx, jobPod("1"), batchv1.JobFailed)
 		Expect(p.Status.Phase).To(Equal(v1.PodFailed), ruleMsg("10", "pod phase of a Job whose app exited 1"))
-		Expect(Status(p, "app").State.Terminated.ExitCode).To(Equal(int32(1)))
+		Expect(ContainerStatusOf(p, "app").State.Terminated.ExitCode).To(Equal(int32(1)))
 		expectSidecarsStopped(ctx, p)
 	})
 
 	It("[rule 9] [rule 10] completes a restartPolicy OnFailure pod whose app exits 0", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("on-failure",
 			AnnotatedSidecars("proxy"),
-			RestartPolicy(v1.RestartPolicyOnFailure),
+			PodRestartPolicy(v1.RestartPolicyOnFailure),
 			Containers(
 				TestServer("proxy", Readiness(), Env("TERM_EXIT_CODE=143")),
 				TestServer("app", Env("EXIT_AFTER=3s")),
@@ -128,7 +128,7 @@ var _ = Describe("Completion", func() {
 		p := cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
 			g.Expect(p.Status.Phase).To(Equal(v1.PodSucceeded), ruleMsg("10", "pod phase"))
 		})
-		st := Status(p, "proxy")
+		st := ContainerStatusOf(p, "proxy")
 		Expect(st.State.Terminated).NotTo(BeNil(), ruleMsg("9", "sidecar not stopped"))
 		Expect(st.State.Terminated.ExitCode).To(Equal(int32(143)))
 		Expect(st.RestartCount).To(BeZero(), ruleMsg("7", "sidecar restarted"))
@@ -147,7 +147,7 @@ var _ = Describe("Completion", func() {
 		}
 		pod := cluster.CreatePod(ctx, ns, NewPod("quick-job",
 			AnnotatedSidecars("proxy"),
-			RestartPolicy(v1.RestartPolicyNever),
+			PodRestartPolicy(v1.RestartPolicyNever),
 			Containers(
 				TestServer("proxy", Readiness(), Env("TERM_EXIT_CODE=143")),
 				TestServer("app", Env("EXIT_AFTER=2s")),

@@ -129,7 +129,7 @@ func restartKubelet(ctx context.Context, extraEnv ...string) {
 		g.Expect(lease.Spec.RenewTime.After(started)).To(BeTrue(), "node lease not renewed since the restart")
 		node, err := cluster.Client.CoreV1().Nodes().Get(ctx, cluster.Node, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(NodeReady(node)).To(BeTrue(), "node not Ready")
+		g.Expect(IsNodeReady(node)).To(BeTrue(), "node not Ready")
 	}).WithTimeout(2*time.Minute).Should(Succeed(), "the kubelet did not come back after %q", restartCommand)
 }
 

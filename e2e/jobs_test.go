@@ -108,7 +108,7 @@ var _ = Describe("Jobs", func() {
 	expectFailedPod := func(p *v1.Pod, sidecarExit int32) {
 		GinkgoHelper()
 		Expect(p.Status.Phase).To(Equal(v1.PodFailed), ruleMsg("10", "pod %s: phase of a pod whose app exited 3", p.Name))
-		app, sidecar := Status(p, "app"), Status(p, "proxy")
+		app, sidecar := ContainerStatusOf(p, "app"), ContainerStatusOf(p, "proxy")
 		Expect(app.State.Terminated).NotTo(BeNil(), ruleMsg("10", "pod %s: %s", p.Name, DescribeStatus(*app)))
 		Expect(app.State.Terminated.ExitCode).To(Equal(int32(3)), ruleMsg("10", "pod %s: the app's exit code", p.Name))
 		Expect(sidecar.State.Terminated).NotTo(BeNil(), ruleMsg("10", "pod %s: sidecar not stopped: %s", p.Name, DescribeStatus(*sidecar)))

@@ -65,7 +65,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 		// the back-off does not delay: well within 20 s.
 		const bound = 20 * time.Second
 		p, err := cluster.PodWithin(ctx, pod, bound, func(p *v1.Pod) error {
-			if st := Status(p, "proxy"); st == nil || st.RestartCount < 1 {
+			if st := ContainerStatusOf(p, "proxy"); st == nil || st.RestartCount < 1 {
 				return fmt.Errorf("restartCount 0")
 			}
 			return nil
@@ -82,7 +82,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 			if p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded {
 				return fmt.Errorf("the pod ended (%s) though its sidecar is restarted", p.Status.Phase)
 			}
-			st := Status(p, "app")
+			st := ContainerStatusOf(p, "app")
 			switch {
 			case st == nil:
 				return fmt.Errorf("no status for the app")
@@ -113,7 +113,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 		}
 		pod := cluster.CreatePod(ctx, ns, NewPod("sandbox-dies",
 			AnnotatedSidecars("proxy"),
-			RestartPolicy(v1.RestartPolicyOnFailure),
+			PodRestartPolicy(v1.RestartPolicyOnFailure),
 			Containers(
 				TestServer("proxy", Readiness(), Env("READY_AFTER=1s")),
 				TestServer("a", Env("EXIT_AFTER=1s")),
@@ -122,7 +122,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 				TestServer("b", Env("EXIT_AFTER=6s", "TERM_EXIT_CODE=143")),
 			)))
 		p := cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
-			st := Status(p, "a")
+			st := ContainerStatusOf(p, "a")
 			g.Expect(st).NotTo(BeNil(), "no status for a")
 			g.Expect(st.State.Terminated).NotTo(BeNil(), "a has not exited")
 			g.Expect(st.State.Terminated.ExitCode).To(BeZero())
@@ -149,18 +149,18 @@ var _ = Describe("Reliability off the tested paths", func() {
 				bound, p.Status.Phase, DescribeStatuses(p), describeSandboxes(podSandboxes(ctx, rt, p)), cluster.LogTimeline(ctx, p))
 		}
 		GinkgoWriter.Printf("pod Succeeded %v after the sandbox was killed\n", time.Since(killed).Round(100*time.Millisecond))
-		a := Status(p, "a")
+		a := ContainerStatusOf(p, "a")
 		if a.RestartCount != 0 || a.State.Terminated == nil || a.State.Terminated.ExitCode != 0 {
 			failRule("18", "a, which had exited 0 before the sandbox died, must not run again: %s", DescribeStatus(*a))
 		}
-		b := Status(p, "b")
+		b := ContainerStatusOf(p, "b")
 		if b.RestartCount == 0 && b.State.Terminated != nil && b.State.Terminated.FinishedAt.Time.Before(killed.Truncate(time.Second)) {
 			Fail("premise: b exited by itself before the sandbox was killed; the kill must come within its 6 s run: " + DescribeStatus(*b))
 		}
 		if b.RestartCount < 1 || b.State.Terminated == nil || b.State.Terminated.ExitCode != 0 {
 			failRule("18", "b, killed with the sandbox, must run again to completion: %s", DescribeStatus(*b))
 		}
-		proxy := Status(p, "proxy")
+		proxy := ContainerStatusOf(p, "proxy")
 		if proxy.RestartCount < 1 || proxy.State.Terminated == nil {
 			failRule("18", "the sidecar must start in the new sandbox and be stopped at the end: %s", DescribeStatus(*proxy))
 		}
@@ -181,7 +181,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 	It("[rule 20] reports the real exit codes once the active deadline has failed the pod", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("deadline-exceeded",
 			AnnotatedSidecars("proxy"),
-			RestartPolicy(v1.RestartPolicyOnFailure),
+			PodRestartPolicy(v1.RestartPolicyOnFailure),
 			ActiveDeadline(6),
 			Containers(
 				// The testserver exits TERM_EXIT_CODE on SIGTERM: 0 for the
@@ -236,7 +236,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 				TestServer("b"),
 			)))
 		cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
-			st := Status(p, "a")
+			st := ContainerStatusOf(p, "a")
 			g.Expect(st).NotTo(BeNil(), "no status for a")
 			g.Expect(st.State.Terminated).NotTo(BeNil(), "a has not exited")
 			g.Expect(st.State.Terminated.ExitCode).To(BeZero())
@@ -249,7 +249,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 		Expect(aStarted).NotTo(BeEmpty(), "a's log has no started line")
 		cluster.PatchPod(ctx, pod, map[string]any{"metadata": map[string]any{"annotations": map[string]string{sidecars.SidecarsAnnotation: "a"}}})
 		unchanged := func(p *v1.Pod) error {
-			a, b := Status(p, "a"), Status(p, "b")
+			a, b := ContainerStatusOf(p, "a"), ContainerStatusOf(p, "b")
 			if a.RestartCount != 0 || a.State.Terminated == nil || a.State.Terminated.ExitCode != 0 {
 				return fmt.Errorf("a, exited 0 before the annotation named it a sidecar, must stay so: %s", DescribeStatus(*a))
 			}
@@ -304,7 +304,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 		// within a second of the flapping's start.
 		Consistently(ctx, func(g Gomega) {
 			p := cluster.GetPod(ctx, pod)
-			st := Status(p, "app")
+			st := ContainerStatusOf(p, "app")
 			g.Expect(st).NotTo(BeNil())
 			g.Expect(st.State.Running).To(BeNil(), "the app started")
 			g.Expect(st.State.Waiting).NotTo(BeNil())
@@ -366,7 +366,7 @@ var _ = Describe("Reliability off the tested paths", func() {
 		Entry("a native sidecar under wait-ready, every container ignoring SIGTERM", true, First("app", "sigterm"),
 			WaitReady(), InitContainers(ignoresSIGTERM("proxy", Native(), Readiness())), Containers(ignoresSIGTERM("app"))),
 		Entry("a Job pod whose app is done, its sidecar in a 100 s preStop hook", false, First("proxy", "prestop:hook-start"),
-			RestartPolicy(v1.RestartPolicyNever), AnnotatedSidecars("proxy"),
+			PodRestartPolicy(v1.RestartPolicyNever), AnnotatedSidecars("proxy"),
 			Containers(ignoresSIGTERM("proxy", Readiness(), PreStopHook("100s")), TestServer("app", Env("EXIT_AFTER=3s")))),
 	)
 })

@@ -58,7 +58,7 @@ var _ = Describe("Kubelet restart", Serial, Label("kubelet-restart"), func() {
 			First("logger", "started"), First("logger", "ready-served"),
 			First("app", "started")))
 		for _, c := range []string{"proxy", "logger", "app"} {
-			Expect(Status(cluster.GetPod(ctx, pod), c).RestartCount).To(BeZero(), ruleMsg("15", "%s restarted across the kubelet restart", c))
+			Expect(ContainerStatusOf(cluster.GetPod(ctx, pod), c).RestartCount).To(BeZero(), ruleMsg("15", "%s restarted across the kubelet restart", c))
 		}
 	})
 

@@ -37,14 +37,14 @@ var _ = Describe("Running", func() {
 	expectSidecarRestartedAlone := func(ctx SpecContext, pod *v1.Pod, why string) {
 		GinkgoHelper()
 		p := cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
-		appID := Status(p, "app").ContainerID
+		appID := ContainerStatusOf(p, "app").ContainerID
 		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
-			st := Status(p, "proxy")
+			st := ContainerStatusOf(p, "proxy")
 			g.Expect(st.RestartCount).To(BeNumerically(">=", 1), ruleMsg("7", "sidecar not restarted after %s", why))
 			g.Expect(st.State.Running).NotTo(BeNil(), ruleMsg("7", "restarted sidecar not seen running (restartCount %d)", st.RestartCount))
 		})
 		p = cluster.GetPod(ctx, pod)
-		app := Status(p, "app")
+		app := ContainerStatusOf(p, "app")
 		Expect(app.RestartCount).To(BeZero(), ruleMsg("7", "app restarted when its sidecar was (%s)", DescribeStatus(*app)))
 		Expect(app.ContainerID).To(Equal(appID), ruleMsg("7", "app container replaced when its sidecar was restarted"))
 		Expect(app.State.Running).NotTo(BeNil(), ruleMsg("7", "app not running: %s", DescribeStatus(*app)))
@@ -68,7 +68,7 @@ var _ = Describe("Running", func() {
 	It("[rule 7] lets a sidecar's liveness probe restart it alone", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("sidecar-liveness",
 			AnnotatedSidecars("proxy"),
-			RestartPolicy(v1.RestartPolicyNever),
+			PodRestartPolicy(v1.RestartPolicyNever),
 			Containers(
 				TestServer("proxy", Readiness(), Liveness(), Env("UNHEALTHY_AFTER=6s")),
 				TestServer("app"),

@@ -98,7 +98,7 @@ var _ = Describe("Startup", func() {
 			}
 		}
 		p := cluster.GetPod(ctx, pod)
-		Expect(Status(p, "app").State.Running.StartedAt.Time).To(BeTemporally(">=", Status(p, "proxy").State.Running.StartedAt.Time),
+		Expect(ContainerStatusOf(p, "app").State.Running.StartedAt.Time).To(BeTemporally(">=", ContainerStatusOf(p, "proxy").State.Running.StartedAt.Time),
 			ruleMsg("3", "app startedAt before the sidecar's"))
 	})
 
@@ -145,14 +145,14 @@ var _ = Describe("Startup", func() {
 			)))
 		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
 			ExpectRunning(g, p, "proxy")
-			st := Status(p, "app")
+			st := ContainerStatusOf(p, "app")
 			g.Expect(st).NotTo(BeNil())
 			g.Expect(st.State.Waiting).NotTo(BeNil(), ruleMsg("4", "app is not waiting"))
 			g.Expect(st.State.Waiting.Reason).To(Equal(sidecars.WaitingReasonSidecarsNotReady), ruleMsg("4", "app's waiting reason"))
 		})
 		expectOneEvent(ctx, "4", pod, v1.EventTypeNormal, sidecars.ReasonWaitingForSidecars, "proxy", "app")
 		Consistently(ctx, func(g Gomega) {
-			st := Status(cluster.GetPod(ctx, pod), "app")
+			st := ContainerStatusOf(cluster.GetPod(ctx, pod), "app")
 			g.Expect(st.State.Running).To(BeNil(), ruleMsg("3", "app started though its sidecar never became ready"))
 			g.Expect(st.State.Waiting.Reason).To(Equal(sidecars.WaitingReasonSidecarsNotReady), ruleMsg("4", "app's waiting reason"))
 		}).Should(Succeed())
@@ -167,7 +167,7 @@ var _ = Describe("Startup", func() {
 				TestServer("app"),
 			)))
 		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
-			st := Status(p, "proxy")
+			st := ContainerStatusOf(p, "proxy")
 			g.Expect(st).NotTo(BeNil())
 			g.Expect(st.RestartCount).To(BeNumerically(">=", 1), ruleMsg("5", "crashed sidecar not restarted under restartPolicy Never"))
 			g.Expect(st.State.Running).NotTo(BeNil(), ruleMsg("5", "restarted sidecar not seen running (restartCount %d)", st.RestartCount))
@@ -175,13 +175,13 @@ var _ = Describe("Startup", func() {
 		Consistently(ctx, func(g Gomega) {
 			p := cluster.GetPod(ctx, pod)
 			g.Expect(p.Status.Phase).NotTo(BeElementOf(v1.PodFailed, v1.PodSucceeded), ruleMsg("5", "pod ended though its sidecar is restarted"))
-			st := Status(p, "app")
+			st := ContainerStatusOf(p, "app")
 			g.Expect(st.State.Running).To(BeNil(), ruleMsg("5", "app started while its sidecar crash-loops"))
 			g.Expect(st.State.Terminated).To(BeNil(), ruleMsg("5", "app ran while its sidecar crash-loops"))
 			g.Expect(st.LastTerminationState.Terminated).To(BeNil(), ruleMsg("5", "app ran while its sidecar crash-loops"))
 			g.Expect(st.State.Waiting.Reason).To(Equal(sidecars.WaitingReasonSidecarsNotReady), ruleMsg("4", "app's waiting reason"))
 		}).Should(Succeed())
-		last := Status(cluster.GetPod(ctx, pod), "proxy").LastTerminationState.Terminated
+		last := ContainerStatusOf(cluster.GetPod(ctx, pod), "proxy").LastTerminationState.Terminated
 		Expect(last).NotTo(BeNil())
 		Expect(last.ExitCode).To(Equal(int32(1)), "the sidecar's last exit should be its crash")
 	})
@@ -195,21 +195,21 @@ var _ = Describe("Startup", func() {
 			)))
 		p := cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
 			AllRunning(g, p)
-			g.Expect(PodReady(p)).To(BeTrue(), "pod not ready")
+			g.Expect(IsPodReady(p)).To(BeTrue(), "pod not ready")
 		})
-		appID := Status(p, "app").ContainerID
+		appID := ContainerStatusOf(p, "app").ContainerID
 		cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {
-			g.Expect(Status(p, "proxy").Ready).To(BeFalse())
-			g.Expect(PodReady(p)).To(BeFalse(), ruleMsg("8", "pod still Ready though its sidecar is not"))
+			g.Expect(ContainerStatusOf(p, "proxy").Ready).To(BeFalse())
+			g.Expect(IsPodReady(p)).To(BeFalse(), ruleMsg("8", "pod still Ready though its sidecar is not"))
 		})
 		Consistently(ctx, func(g Gomega) {
 			p := cluster.GetPod(ctx, pod)
 			for _, c := range []string{"app", "proxy"} {
-				st := Status(p, c)
+				st := ContainerStatusOf(p, c)
 				g.Expect(st.State.Running).NotTo(BeNil(), ruleMsg("6", "%s stopped after the sidecar turned not ready", c))
 				g.Expect(st.RestartCount).To(BeZero(), ruleMsg("6", "%s restarted after the sidecar turned not ready", c))
 			}
-			g.Expect(Status(p, "app").ContainerID).To(Equal(appID), ruleMsg("6", "app replaced"))
+			g.Expect(ContainerStatusOf(p, "app").ContainerID).To(Equal(appID), ruleMsg("6", "app replaced"))
 		}).Should(Succeed())
 	})
 })

@@ -188,7 +188,7 @@ var _ = Describe("Termination", func() {
 
 	It("[rule 14] does not restart a sidecar that exits during termination before its turn", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("exit-early",
-			Held(), TerminationGracePeriod(60), RestartPolicy(v1.RestartPolicyAlways), SharedVolume(),
+			Held(), TerminationGracePeriod(60), PodRestartPolicy(v1.RestartPolicyAlways), SharedVolume(),
 			AnnotatedSidecars("proxy", "logger"),
 			Containers(
 				// The app's preStop hook makes the logger exit, then takes 3 s.
@@ -206,7 +206,7 @@ var _ = Describe("Termination", func() {
 		if n := len(tl.All("logger", "started")); n != 1 {
 			failRule("14", "sidecar logger exited during termination and was started %d times\ntimeline seen:\n%s", n, tl)
 		}
-		Expect(Status(p, "logger").RestartCount).To(BeZero(), ruleMsg("14", "sidecar that exited during termination restarted"))
+		Expect(ContainerStatusOf(p, "logger").RestartCount).To(BeZero(), ruleMsg("14", "sidecar that exited during termination restarted"))
 		expectTimeline("12", tl, HappenInOrder(First("app", "exiting"), First("proxy", "sigterm")))
 	})
 

@@ -123,7 +123,7 @@ func ReadySchedulableNodes(nodes []v1.Node) []string {
 	var names []string
 	for i := range nodes {
 		n := &nodes[i]
-		if !NodeReady(n) || n.Spec.Unschedulable {
+		if !IsNodeReady(n) || n.Spec.Unschedulable {
 			continue
 		}
 		if slices.ContainsFunc(n.Spec.Taints, func(t v1.Taint) bool {
@@ -146,7 +146,7 @@ func (c *Cluster) WaitNodeReady(ctx context.Context, timeout time.Duration) *v1.
 		var err error
 		node, err = c.Client.CoreV1().Nodes().Get(ctx, c.Node, metav1.GetOptions{})
 		g.Expect(err).NotTo(gomega.HaveOccurred())
-		g.Expect(NodeReady(node)).To(gomega.BeTrue(), "node %s is not Ready", c.Node)
+		g.Expect(IsNodeReady(node)).To(gomega.BeTrue(), "node %s is not Ready", c.Node)
 	}).WithTimeout(timeout).Should(gomega.Succeed())
 	return node
 }

@@ -129,11 +129,11 @@ func TestStatuses(t *testing.T) {
 	if AllTerminated(pod) {
 		t.Errorf("AllTerminated with proxy waiting")
 	}
-	if st := Status(pod, "mesh"); st == nil || st.State.Terminated.ExitCode != 143 {
-		t.Errorf("Status(mesh) = %+v", st)
+	if st := ContainerStatusOf(pod, "mesh"); st == nil || st.State.Terminated.ExitCode != 143 {
+		t.Errorf("ContainerStatusOf(mesh) = %+v", st)
 	}
-	if st := Status(pod, "nosuch"); st != nil {
-		t.Errorf("Status(nosuch) = %+v, want nil", st)
+	if st := ContainerStatusOf(pod, "nosuch"); st != nil {
+		t.Errorf("ContainerStatusOf(nosuch) = %+v, want nil", st)
 	}
 	got := DescribeStatuses(pod)
 	for _, want := range []string{

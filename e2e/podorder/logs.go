@@ -120,7 +120,7 @@ func (f *LogFollower) follow(ctx context.Context, pod *v1.Pod, container string)
 			return
 		}
 		if err == nil {
-			if st := Status(p, container); st != nil && st.State.Terminated != nil {
+			if st := ContainerStatusOf(p, container); st != nil && st.State.Terminated != nil {
 				// One last read in case the stream broke before the end.
 				if logs, err := f.c.ContainerLogs(ctx, p, container, false); err == nil {
 					f.read(container, strings.NewReader(logs))

@@ -32,7 +32,7 @@ import (
 // second). An order holds only where the times prove it (NotAfter): two
 // times of the pod status in the same second fail an order check, so leave
 // a second between what the status must order, or use the test server.
-// A timeline without an event a matcher needs is an error, which Eventually
+// A timeline without an entry a matcher needs is an error, which Eventually
 // retries.
 
 // HappenInOrder succeeds if each point happened at or before the next.
@@ -159,14 +159,14 @@ func headed(header, violation string) string {
 }
 
 // inOrder checks that each point happened before the next, as ok says; it
-// returns what went wrong, or an error when an event is missing.
-func inOrder(tl Timeline, points []Point, ok func(a, b Event) bool, relation string) (string, error) {
+// returns what went wrong, or an error when an entry is missing.
+func inOrder(tl Timeline, points []Point, ok func(a, b TimelineEntry) bool, relation string) (string, error) {
 	for i := 0; i+1 < len(points); i++ {
-		a, err := tl.MustEvent(points[i])
+		a, err := tl.MustEntry(points[i])
 		if err != nil {
 			return "", err
 		}
-		b, err := tl.MustEvent(points[i+1])
+		b, err := tl.MustEntry(points[i+1])
 		if err != nil {
 			return "", err
 		}
@@ -177,7 +177,7 @@ func inOrder(tl Timeline, points []Point, ok func(a, b Event) bool, relation str
 	return "", nil
 }
 
-func violation(pa Point, a Event, relation string, pb Point, b Event) string {
+func violation(pa Point, a TimelineEntry, relation string, pb Point, b TimelineEntry) string {
 	s := fmt.Sprintf("want %s (%s) %s %s (%s)", pa, stamp(a), relation, pb, stamp(b))
 	switch {
 	case a.At.After(b.At):
@@ -189,7 +189,7 @@ func violation(pa Point, a Event, relation string, pb Point, b Event) string {
 	}
 }
 
-func stamp(e Event) string {
+func stamp(e TimelineEntry) string {
 	if e.Resolution >= time.Second {
 		return e.At.UTC().Format("15:04:05") + ", pod status"
 	}
@@ -197,7 +197,7 @@ func stamp(e Event) string {
 }
 
 // timelineMatcher is a gomega matcher of a timeline: check returns what is
-// wrong ("" if nothing), or an error when the timeline lacks an event.
+// wrong ("" if nothing), or an error when the timeline lacks an entry.
 type timelineMatcher struct {
 	description string
 	check       func(Timeline) (string, error)
@@ -231,7 +231,7 @@ func asTimeline(actual any) (Timeline, error) {
 	switch a := actual.(type) {
 	case Timeline:
 		return a, nil
-	case []Event:
+	case []TimelineEntry:
 		return Timeline(a), nil
 	case *v1.Pod:
 		if a == nil {

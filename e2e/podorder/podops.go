@@ -37,9 +37,11 @@ import (
 // function CompletePodSpec).
 func (c *Cluster) CompletePodSpec(spec *v1.PodSpec) { CompletePodSpec(spec, c.Node, c.Image) }
 
-// PodTemplate is the pod as a template for a Job, its spec completed for
-// c.Node and c.Image (see the function PodTemplate).
-func (c *Cluster) PodTemplate(p *v1.Pod) v1.PodTemplateSpec { return PodTemplate(p, c.Node, c.Image) }
+// TemplateFromPod is the pod as a template for a Job, its spec completed
+// for c.Node and c.Image (see the function TemplateFromPod).
+func (c *Cluster) TemplateFromPod(p *v1.Pod) v1.PodTemplateSpec {
+	return TemplateFromPod(p, c.Node, c.Image)
+}
 
 // CreatePod completes the pod's spec (CompletePodSpec) and creates it in
 // the namespace.

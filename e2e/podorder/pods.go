@@ -203,8 +203,8 @@ func Annotation(k, v string) PodOption {
 	}
 }
 
-// RestartPolicy sets the pod's restartPolicy.
-func RestartPolicy(rp v1.RestartPolicy) PodOption {
+// PodRestartPolicy sets the pod's restartPolicy.
+func PodRestartPolicy(rp v1.RestartPolicy) PodOption {
 	return func(p *v1.Pod) { p.Spec.RestartPolicy = rp }
 }
 
@@ -279,9 +279,9 @@ func envValue(c *v1.Container, key string) string {
 	return ""
 }
 
-// PodTemplate is the pod as a template for a Job or another workload, its
-// spec completed: its annotations (the sidecars) and its spec.
-func PodTemplate(p *v1.Pod, node, image string) v1.PodTemplateSpec {
+// TemplateFromPod is the pod as a template for a Job or another workload,
+// its spec completed: its annotations (the sidecars) and its spec.
+func TemplateFromPod(p *v1.Pod, node, image string) v1.PodTemplateSpec {
 	spec := *p.Spec.DeepCopy()
 	CompletePodSpec(&spec, node, image)
 	return v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: p.Labels, Annotations: p.Annotations}, Spec: spec}

@@ -31,7 +31,7 @@ func TestNewPodAndCompletePodSpec(t *testing.T) {
 		AnnotatedSidecars("proxy", "logger"),
 		WaitReady(),
 		TerminationGracePeriod(60),
-		RestartPolicy(v1.RestartPolicyOnFailure),
+		PodRestartPolicy(v1.RestartPolicyOnFailure),
 		ActiveDeadline(30),
 		Held(),
 		SharedVolume(),
@@ -110,11 +110,11 @@ func TestCompletePodSpecKeepsANode(t *testing.T) {
 	}
 }
 
-func TestPodTemplate(t *testing.T) {
+func TestTemplateFromPod(t *testing.T) {
 	pod := NewPod("job", AnnotatedSidecars("proxy"), Containers(TestServer("proxy"), TestServer("app")))
-	tmpl := PodTemplate(pod, "node-1", DefaultImage)
+	tmpl := TemplateFromPod(pod, "node-1", DefaultImage)
 	if pod.Spec.NodeName != "" || pod.Spec.Containers[0].Image != "" {
-		t.Errorf("PodTemplate changed the pod: %+v", pod.Spec)
+		t.Errorf("TemplateFromPod changed the pod: %+v", pod.Spec)
 	}
 	if tmpl.Spec.NodeName != "node-1" || tmpl.Spec.Containers[1].Image != DefaultImage || tmpl.Annotations[SidecarsAnnotation] != "proxy" {
 		t.Errorf("template not completed: %+v", tmpl)

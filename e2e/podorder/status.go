@@ -30,8 +30,9 @@ func AllStatuses(p *v1.Pod) []v1.ContainerStatus {
 	return append(append([]v1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
 }
 
-// Status is the status of the named container (init or not), or nil.
-func Status(p *v1.Pod, name string) *v1.ContainerStatus {
+// ContainerStatusOf is the status of the named container (init or not), or
+// nil.
+func ContainerStatusOf(p *v1.Pod, name string) *v1.ContainerStatus {
 	for _, st := range AllStatuses(p) {
 		if st.Name == name {
 			return &st
@@ -58,7 +59,7 @@ func LongRunning(p *v1.Pod) []string {
 // ExpectRunning checks that the named containers run; for WaitPod.
 func ExpectRunning(g gomega.Gomega, p *v1.Pod, names ...string) {
 	for _, n := range names {
-		st := Status(p, n)
+		st := ContainerStatusOf(p, n)
 		g.Expect(st).NotTo(gomega.BeNil(), "no status for container %s", n)
 		g.Expect(st.State.Running).NotTo(gomega.BeNil(), "container %s is not running", n)
 	}
@@ -70,7 +71,7 @@ func AllRunning(g gomega.Gomega, p *v1.Pod) { ExpectRunning(g, p, LongRunning(p)
 // AllTerminated tells whether every long-running container has terminated.
 func AllTerminated(p *v1.Pod) bool {
 	for _, n := range LongRunning(p) {
-		st := Status(p, n)
+		st := ContainerStatusOf(p, n)
 		if st == nil || st.State.Terminated == nil {
 			return false
 		}
@@ -78,8 +79,8 @@ func AllTerminated(p *v1.Pod) bool {
 	return true
 }
 
-// PodReady tells whether the pod's Ready condition is true.
-func PodReady(p *v1.Pod) bool {
+// IsPodReady tells whether the pod's Ready condition is true.
+func IsPodReady(p *v1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == v1.PodReady {
 			return c.Status == v1.ConditionTrue
@@ -88,8 +89,8 @@ func PodReady(p *v1.Pod) bool {
 	return false
 }
 
-// NodeReady tells whether the node's Ready condition is true.
-func NodeReady(n *v1.Node) bool {
+// IsNodeReady tells whether the node's Ready condition is true.
+func IsNodeReady(n *v1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == v1.NodeReady {
 			return c.Status == v1.ConditionTrue

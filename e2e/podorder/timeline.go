@@ -25,11 +25,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// The labels of a timeline's events. The test server logs each as
-// "<RFC3339Nano> name=<container> event=<label>"; its hooks log
-// "hook-start" and "hook-end", which a timeline labels "<hook name>:hook-start"
-// and "<hook name>:hook-end" (HookStart, HookEnd). StatusTimeline labels a
-// container's startedAt EventStarted and its finishedAt EventExiting.
+// The labels of what a timeline's entries say happened. The test server
+// logs each as "<RFC3339Nano> name=<container> event=<label>"; its hooks
+// log "hook-start" and "hook-end", which a timeline labels
+// "<hook name>:hook-start" and "<hook name>:hook-end" (HookStart, HookEnd).
+// StatusTimeline labels a container's startedAt EventStarted and its
+// finishedAt EventExiting.
 const (
 	// EventStarted: the container's process started.
 	EventStarted = "started"
@@ -55,15 +56,15 @@ func HookStart(name string) string { return name + ":hook-start" }
 // HookEnd is the label of the end of a test server hook.
 func HookEnd(name string) string { return name + ":hook-end" }
 
-// Event is one moment of a container's life.
-type Event struct {
+// TimelineEntry is one moment of a container's life in a Timeline.
+type TimelineEntry struct {
 	At        time.Time
 	Container string
 	// Label is what happened: one of the Event constants, another line of
 	// the test server ("crashing", "draining", ...), or "<hook>:<event>" for
 	// a hook's lines (HookStart, HookEnd).
 	Label string
-	// Line is the log line, or for an event of the pod status the field it
+	// Line is the log line, or for an entry of the pod status the field it
 	// comes from.
 	Line string
 	// Resolution is how precise At is: 0 for the test server's lines
@@ -73,8 +74,8 @@ type Event struct {
 	Resolution time.Duration
 }
 
-// Timeline is the events of a pod's containers, in time order.
-type Timeline []Event
+// Timeline is the entries of a pod's containers, in time order.
+type Timeline []TimelineEntry
 
 // ParseLogs reads the test server's lines from one container's log, in
 // time order; other lines are skipped.
@@ -93,7 +94,7 @@ func ParseLogs(container, logs string) Timeline {
 		if strings.HasPrefix(label, "hook-") {
 			label = strings.TrimPrefix(f[1], "name=") + ":" + label
 		}
-		tl = append(tl, Event{At: at, Container: container, Label: label, Line: line})
+		tl = append(tl, TimelineEntry{At: at, Container: container, Label: label, Line: line})
 	}
 	return tl.sorted()
 }
@@ -106,7 +107,7 @@ func StatusTimeline(p *v1.Pod) Timeline {
 	var tl Timeline
 	add := func(name, field string, t time.Time, label string) {
 		if !t.IsZero() {
-			tl = append(tl, Event{At: t, Container: name, Label: label, Line: field, Resolution: time.Second})
+			tl = append(tl, TimelineEntry{At: t, Container: name, Label: label, Line: field, Resolution: time.Second})
 		}
 	}
 	for _, st := range AllStatuses(p) {
@@ -125,7 +126,7 @@ func StatusTimeline(p *v1.Pod) Timeline {
 	return tl.sorted()
 }
 
-// Merge is the events of the timelines, in time order.
+// Merge is the entries of the timelines, in time order.
 func Merge(tls ...Timeline) Timeline {
 	var tl Timeline
 	for _, t := range tls {
@@ -139,7 +140,7 @@ func (tl Timeline) sorted() Timeline {
 	return tl
 }
 
-// String is the timeline a line an event: time, container, label; times of
+// String is the timeline a line an entry: time, container, label; times of
 // the pod status (to the second) are marked so.
 func (tl Timeline) String() string {
 	var b strings.Builder
@@ -155,9 +156,9 @@ func (tl Timeline) String() string {
 	return b.String()
 }
 
-// All is the events of the container with the label, in time order.
-func (tl Timeline) All(container, label string) []Event {
-	var out []Event
+// All is the entries of the container with the label, in time order.
+func (tl Timeline) All(container, label string) []TimelineEntry {
+	var out []TimelineEntry
 	for _, e := range tl {
 		if e.Container == container && e.Label == label {
 			out = append(out, e)
@@ -166,17 +167,17 @@ func (tl Timeline) All(container, label string) []Event {
 	return out
 }
 
-// Point names an event of a timeline: the first (or last) event of a
+// Point names an entry of a timeline: the first (or last) entry of a
 // container with a label.
 type Point struct {
 	Container, Label string
 	Last             bool
 }
 
-// First is the container's first event with the label.
+// First is the container's first entry with the label.
 func First(container, label string) Point { return Point{container, label, false} }
 
-// Last is the container's last event with the label.
+// Last is the container's last entry with the label.
 func Last(container, label string) Point { return Point{container, label, true} }
 
 func (p Point) String() string {
@@ -187,11 +188,11 @@ func (p Point) String() string {
 	return fmt.Sprintf("%s %s %q", p.Container, which, p.Label)
 }
 
-// Event is the event the point names, if the timeline has it.
-func (tl Timeline) Event(p Point) (Event, bool) {
+// Entry is the entry the point names, if the timeline has it.
+func (tl Timeline) Entry(p Point) (TimelineEntry, bool) {
 	evs := tl.All(p.Container, p.Label)
 	if len(evs) == 0 {
-		return Event{}, false
+		return TimelineEntry{}, false
 	}
 	if p.Last {
 		return evs[len(evs)-1], true
@@ -201,7 +202,7 @@ func (tl Timeline) Event(p Point) (Event, bool) {
 
 // At is when the point happened, if the timeline has it.
 func (tl Timeline) At(p Point) (time.Time, bool) {
-	e, ok := tl.Event(p)
+	e, ok := tl.Entry(p)
 	return e.At, ok
 }
 
@@ -209,19 +210,19 @@ func (tl Timeline) At(p Point) (time.Time, bool) {
 // a's time plus its resolution is at or before b's time. Between two log
 // lines that is a <= b; between two times of the pod status, both truncated
 // to the second, a's second before b's: the same second cannot tell.
-func NotAfter(a, b Event) bool {
+func NotAfter(a, b TimelineEntry) bool {
 	return !a.At.Add(a.Resolution).After(b.At)
 }
 
 // Before tells whether the times prove that a happened strictly before b.
-func Before(a, b Event) bool {
+func Before(a, b TimelineEntry) bool {
 	if a.Resolution == 0 && b.Resolution == 0 {
 		return a.At.Before(b.At)
 	}
 	return NotAfter(a, b)
 }
 
-// MissingError says that a timeline lacks an event a check needs.
+// MissingError says that a timeline lacks an entry a check needs.
 type MissingError struct {
 	Point    Point
 	Timeline Timeline
@@ -241,11 +242,11 @@ func (e *MissingError) Error() string {
 	return msg + "\ntimeline seen:\n" + e.Timeline.String()
 }
 
-// MustEvent is the event the point names, or a *MissingError.
-func (tl Timeline) MustEvent(p Point) (Event, error) {
-	e, ok := tl.Event(p)
+// MustEntry is the entry the point names, or a *MissingError.
+func (tl Timeline) MustEntry(p Point) (TimelineEntry, error) {
+	e, ok := tl.Entry(p)
 	if !ok {
-		return Event{}, &MissingError{Point: p, Timeline: tl}
+		return TimelineEntry{}, &MissingError{Point: p, Timeline: tl}
 	}
 	return e, nil
 }

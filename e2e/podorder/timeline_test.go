@@ -113,8 +113,8 @@ func TestStatusTimeline(t *testing.T) {
 			{Name: "app", State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: "SidecarsNotReady"}}},
 		},
 	}}
-	ev := func(offset, container, label, field string) Event {
-		return Event{At: at(offset), Container: container, Label: label, Line: field, Resolution: time.Second}
+	ev := func(offset, container, label, field string) TimelineEntry {
+		return TimelineEntry{At: at(offset), Container: container, Label: label, Line: field, Resolution: time.Second}
 	}
 	want := Timeline{
 		ev("0s", "init", EventStarted, "state.terminated.startedAt"),
@@ -161,11 +161,11 @@ func TestTimelinePoints(t *testing.T) {
 }
 
 func TestNotAfterAndBefore(t *testing.T) {
-	exact := func(offset string) Event { return Event{At: at(offset)} }
-	second := func(offset string) Event { return Event{At: at(offset), Resolution: time.Second} }
+	exact := func(offset string) TimelineEntry { return TimelineEntry{At: at(offset)} }
+	second := func(offset string) TimelineEntry { return TimelineEntry{At: at(offset), Resolution: time.Second} }
 	for _, tc := range []struct {
 		name                string
-		a, b                Event
+		a, b                TimelineEntry
 		notAfter, beforeToo bool
 	}{
 		{"exact, earlier", exact("1s"), exact("1.001s"), true, true},
@@ -205,17 +205,17 @@ func TestTimelineString(t *testing.T) {
 
 func TestMissingError(t *testing.T) {
 	fromStatus := Timeline{{At: at("0s"), Container: "proxy", Label: EventStarted, Resolution: time.Second}}
-	_, err := fromStatus.MustEvent(First("proxy", EventReadyServed))
+	_, err := fromStatus.MustEntry(First("proxy", EventReadyServed))
 	if err == nil || !strings.Contains(err.Error(), `no "ready-served" event of container proxy`) ||
 		!strings.Contains(err.Error(), "the pod status records no readiness") {
-		t.Errorf("MustEvent of a status timeline: %v", err)
+		t.Errorf("MustEntry of a status timeline: %v", err)
 	}
 	fromLogs := ParseLogs("proxy", line("0s", "proxy", "started"))
-	_, err = fromLogs.MustEvent(First("proxy", EventReadyServed))
+	_, err = fromLogs.MustEntry(First("proxy", EventReadyServed))
 	if err == nil || strings.Contains(err.Error(), "the pod status") || !strings.Contains(err.Error(), "timeline seen:\n12:00:00.000000  proxy") {
-		t.Errorf("MustEvent of a log timeline: %v", err)
+		t.Errorf("MustEntry of a log timeline: %v", err)
 	}
-	if _, err := fromLogs.MustEvent(First("proxy", EventStarted)); err != nil {
-		t.Errorf("MustEvent of an event the timeline has: %v", err)
+	if _, err := fromLogs.MustEntry(First("proxy", EventStarted)); err != nil {
+		t.Errorf("MustEntry of an event the timeline has: %v", err)
 	}
 }
