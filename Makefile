@@ -112,7 +112,7 @@ node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
 	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
 
-test-docs: ## every relative link of the Markdown files resolves inside the repository (hack/tools/mdlinks)
+test-docs: ## the documents: relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks)
 	cd hack/tools && go run ./mdlinks ../..
 
 test-tools: ## unit tests of hack/tools (the node image builder, the kind configs, the node configs) and of hack/kind's docker stand-in

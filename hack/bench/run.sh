@@ -234,6 +234,16 @@ fi
 rate_args=()
 [ ! -s "$rates" ] || rate_args=(-probe-rates "$rates")
 "$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+# The samples keep the errors of the run as they were, and those may name
+# files of this checkout (the kubelet's log, the CRI socket): the report
+# names them relative to the repository, as docs/ must (make test-docs).
+for f in "$work/report"/*; do
+  case "$f" in *.md | *.json | *.svg) ;; *) continue ;; esac
+  if [ "$OUTPUT" != "$ROOT/_output" ]; then
+    OUTPUT_DIR="$OUTPUT/" perl -pi -e 's/\Q$ENV{OUTPUT_DIR}\E/_output\//g' "$f"
+  fi
+  ROOT_DIR="$ROOT/" perl -pi -e 's/\Q$ENV{ROOT_DIR}\E//g' "$f"
+done
 mkdir -p "$out"
 rm -f "$out"/timeline-*.svg
 cp "$work/report"/* "$out/"

@@ -102,7 +102,7 @@ e2e=$((SECONDS - t1))
 plain="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log")"
 count() { grep -oE "$1" <<< "$plain" | tail -n1 | grep -oE '[0-9]+' | head -n1 || echo "?"; }
 ran="$(grep -oE 'Ran [0-9]+ of [0-9]+ Specs' <<< "$plain" | tail -n1 | sed 's/Ran \([0-9]*\) of \([0-9]*\) Specs/\1 of \2 specs ran/' || true)"
-summary="${ran:-no summary (see $e2e_log)}: $(count '[0-9]+ Passed') passed, $(count '[0-9]+ Failed') failed, $(count '[0-9]+ Skipped') skipped"
+summary="${ran:-no summary (see ${e2e_log#"$ROOT"/})}: $(count '[0-9]+ Passed') passed, $(count '[0-9]+ Failed') failed, $(count '[0-9]+ Skipped') skipped"
 up_text="\`make kind-up\` ${up} s"
 [ "$was_up" = false ] || up_text="the cluster was up already"
 result="$KIND_DIR/test-kind-$name.result"

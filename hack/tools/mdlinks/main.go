@@ -14,15 +14,26 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// mdlinks checks that every relative link of the repository's Markdown
-// files resolves inside the repository: the file or folder exists, and a
-// #fragment names a heading of the Markdown file it points into (GitHub's
-// anchors). A clone has nothing beside the repository, so a link that
-// leaves it (../shared/...) is broken for every reader.
+// mdlinks checks the repository's documents:
 //
-//	mdlinks [root]     root defaults to the current directory
+//   - every relative link of its Markdown files resolves inside the
+//     repository: the file or folder exists, and a #fragment names a
+//     heading of the Markdown file it points into (GitHub's anchors). A
+//     clone has nothing beside the repository, so a link that leaves it
+//     (../shared/...) is broken for every reader;
+//   - no Markdown file, and no file the commands write into docs/ (the
+//     benchmark's report, samples and pictures), holds an absolute path of
+//     one machine: a checkout, a home, a temporary directory (paths.go
+//     says what counts). Write $PWD/..., a path relative to the
+//     repository, or <repo>/... instead;
+//   - README.md, the front page, stays within 200 lines.
 //
-// It prints one line per broken link (file:line: target: why) and exits 1
+// Usage:
+//
+//	mdlinks [root]               root defaults to the current directory
+//	mdlinks -paths ROOT FILE...  only the machine paths of these files (any text)
+//
+// It prints one line per problem (file:line: target: why) and exits 1
 // when there is one. Links with a scheme (https:, mailto:) are not
 // followed; _output, .git and vendor are not read.
 package main
@@ -39,33 +50,68 @@ import (
 )
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "-paths" {
+		os.Exit(checkFiles(os.Args[2:]))
+	}
 	root := "."
 	if len(os.Args) > 2 {
-		fmt.Fprintln(os.Stderr, "usage: mdlinks [root]")
+		fmt.Fprintln(os.Stderr, "usage: mdlinks [root] | mdlinks -paths ROOT FILE...")
 		os.Exit(2)
 	}
 	if len(os.Args) == 2 {
 		root = os.Args[1]
 	}
-	broken, files, err := check(os.DirFS(root))
+	problems, files, err := check(os.DirFS(root))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mdlinks:", err)
 		os.Exit(2)
 	}
-	for _, b := range broken {
+	for _, b := range problems {
 		fmt.Println(b)
 	}
-	if len(broken) > 0 {
-		fmt.Fprintf(os.Stderr, "mdlinks: %d broken link(s) in %d Markdown files\n", len(broken), files)
+	if len(problems) > 0 {
+		fmt.Fprintf(os.Stderr, "mdlinks: %d problem(s) in %d documents\n", len(problems), files)
 		os.Exit(1)
 	}
-	fmt.Printf("mdlinks: every relative link of %d Markdown files resolves\n", files)
+	fmt.Printf("mdlinks: %d documents: every relative link resolves, no machine's paths, README.md within %d lines\n", files, readmeMaxLines)
+}
+
+// checkFiles reports the machine paths of the files args[1:] (a command's
+// output before it goes into a document) and returns the exit status. The
+// repository is at args[0].
+func checkFiles(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: mdlinks -paths ROOT FILE...")
+		return 2
+	}
+	repo, names := os.DirFS(args[0]), args[1:]
+	n := 0
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mdlinks:", err)
+			return 2
+		}
+		for _, p := range pathProblems(name, string(b), inFS(repo)) {
+			fmt.Println(p)
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(os.Stderr, "mdlinks: %d machine path(s)\n", n)
+		return 1
+	}
+	return 0
 }
 
 // skipDirs are not the repository's documents.
 var skipDirs = map[string]bool{".git": true, "_output": true, "vendor": true, "node_modules": true}
 
-// Broken is one link that does not resolve.
+// readmeMaxLines bounds the front page: what does not fit belongs in docs/.
+const readmeMaxLines = 200
+
+// Broken is one problem of a document: a link that does not resolve, a
+// machine's path, a README too long.
 type Broken struct {
 	File   string
 	Line   int
@@ -73,12 +119,24 @@ type Broken struct {
 	Why    string
 }
 
-func (b Broken) String() string { return fmt.Sprintf("%s:%d: %s: %s", b.File, b.Line, b.Target, b.Why) }
+func (b Broken) String() string {
+	if b.Target == "" {
+		return fmt.Sprintf("%s:%d: %s", b.File, b.Line, b.Why)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", b.File, b.Line, b.Target, b.Why)
+}
 
-// check reads every Markdown file under fsys and returns the broken links,
-// sorted by file and line, and how many files it read.
+// isWritten says whether the file at p (slash-separated, from the top) is
+// read for machine paths beside the Markdown files: what the commands
+// write into docs/ (bench/report.md, samples.json, timeline-*.svg, ...).
+func isWritten(p string) bool { return strings.HasPrefix(p, "docs/") }
+
+// check reads every Markdown file under fsys, and every file under docs/,
+// and returns the problems, sorted by file and line, and how many files
+// it read.
 func check(fsys fs.FS) ([]Broken, int, error) {
 	docs := map[string]*doc{}
+	texts := map[string]string{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -86,14 +144,21 @@ func check(fsys fs.FS) ([]Broken, int, error) {
 		if d.IsDir() && skipDirs[d.Name()] {
 			return fs.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(p, ".md") {
+		md := strings.HasSuffix(p, ".md")
+		if d.IsDir() || !d.Type().IsRegular() || (!md && !isWritten(p)) {
 			return nil
 		}
 		b, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
-		docs[p] = parse(string(b))
+		if strings.IndexByte(string(b), 0) >= 0 {
+			return nil // not text
+		}
+		texts[p] = string(b)
+		if md {
+			docs[p] = parse(string(b))
+		}
 		return nil
 	})
 	if err != nil {
@@ -107,13 +172,45 @@ func check(fsys fs.FS) ([]Broken, int, error) {
 			}
 		}
 	}
-	sort.Slice(broken, func(i, j int) bool {
+	for p, text := range texts {
+		broken = append(broken, pathProblems(p, text, inFS(fsys))...)
+	}
+	if text, ok := texts["README.md"]; ok {
+		if n := strings.Count(text, "\n"); n > readmeMaxLines {
+			broken = append(broken, Broken{File: "README.md", Line: readmeMaxLines + 1,
+				Why: fmt.Sprintf("%d lines, over the front page's %d: move the detail into docs/", n, readmeMaxLines)})
+		}
+	}
+	sort.SliceStable(broken, func(i, j int) bool {
 		if broken[i].File != broken[j].File {
 			return broken[i].File < broken[j].File
 		}
 		return broken[i].Line < broken[j].Line
 	})
-	return broken, len(docs), nil
+	return broken, len(texts), nil
+}
+
+// pathProblems reports the machine paths of a file's text, line by line.
+func pathProblems(file, text string, inRepo func(string) bool) []Broken {
+	var out []Broken
+	for i, line := range strings.Split(text, "\n") {
+		for _, f := range machinePaths(line, inRepo) {
+			out = append(out, Broken{File: file, Line: i + 1, Target: f.path,
+				Why: "a path of one machine's files (" + f.why + "): write it as $PWD/..., relative to the repository, or <repo>/..."})
+		}
+	}
+	return out
+}
+
+// inFS says whether a slash-separated path exists in fsys.
+func inFS(fsys fs.FS) func(string) bool {
+	return func(p string) bool {
+		if !fs.ValidPath(p) {
+			return false
+		}
+		_, err := fs.Stat(fsys, p)
+		return err == nil
+	}
 }
 
 // resolve says why the link target of the Markdown file from does not

@@ -17,6 +17,8 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -88,5 +90,36 @@ func TestCheck(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, broken); diff != "" {
 		t.Errorf("broken links (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckMachinePathsAndREADMELength(t *testing.T) {
+	long := strings.Repeat("line\n", readmeMaxLines+1)
+	fsys := fstest.MapFS{
+		"README.md": {Data: []byte(long)},
+		"docs/prototyping.md": {Data: []byte("# Prototyping\n" +
+			"==> built $PWD/_output/v1.37.2/bin/kubelet\n" +
+			"==> built /work/main/_output/v1.37.2/bin/kubelet\n" +
+			"```\nmountPath: /shared\ncat /var/lib/kubelet/config.yaml\n```\n")},
+		"docs/bench/samples.json":   {Data: []byte(`[{"error":"the kubelet's log: open /home/ci/sidecar-kubelet/x.log: no such file"}]` + "\n")},
+		"docs/bench/timeline-a.svg": {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"><text>/ready</text></svg>` + "\n")},
+		"docs/bench/raw.bin":        {Data: []byte("/root/x\x00")},
+		"hack/notes.txt":            {Data: []byte("/root/not-a-document\n")},
+	}
+	broken, files, err := check(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files != 4 {
+		t.Errorf("read %d documents, want 4 (Markdown, and the text files under docs/)", files)
+	}
+	fix := ": write it as $PWD/..., relative to the repository, or <repo>/..."
+	want := []Broken{
+		{"README.md", readmeMaxLines + 1, "", fmt.Sprintf("%d lines, over the front page's %d: move the detail into docs/", readmeMaxLines+1, readmeMaxLines)},
+		{"docs/bench/samples.json", 1, "/home/ci/sidecar-kubelet/x.log", "a path of one machine's files (a home directory)" + fix},
+		{"docs/prototyping.md", 3, "/work/main/_output/v1.37.2/bin/kubelet", "a path of one machine's files (a checkout's _output)" + fix},
+	}
+	if diff := cmp.Diff(want, broken); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }
