@@ -25,15 +25,22 @@ limitations under the License.
 //     test image (e2e/images/testserver) with Env, Readiness, Native,
 //     PreStopHook, ... Cluster.CreatePod pins the pod to the cluster's node
 //     and fills in the image.
-//   - timelines: the events of a pod's containers in time order, from the
-//     test server's RFC3339Nano log lines (Cluster.LogTimeline,
-//     Cluster.WaitForTimeline, Cluster.FollowLogs for a pod being deleted)
-//     or, for any image, from the pod status's startedAt and finishedAt
-//     (StatusTimeline, to the second).
+//   - timelines: what happened to a pod and its containers, in time order
+//     (TimelineEntry), for any image: Cluster.Timeline and
+//     Cluster.WaitForTimeline read what the API says (PodTimeline: the
+//     container statuses' startedAt and finishedAt and the kubelet's
+//     conditions, to the second; the kubelet's events, Created, Started,
+//     Killing, ..., to the nanosecond where their names say so), refined
+//     by the test server's RFC3339Nano log lines where a container runs
+//     the test image (its readiness, signals and hooks, to the
+//     nanosecond). LogTimeline and Cluster.FollowLogs, for a pod being
+//     deleted, read the lines alone. Each entry says its Source and
+//     Resolution; an order holds only where the times prove it.
 //   - gomega matchers of a Timeline or a pod: StartInOrder, StopInOrder,
 //     StopInReverseOrder, StopInStages, StartAfterReady, HappenInOrder,
-//     HappenBefore. A failure names the containers, their times and shows
-//     the whole timeline.
+//     HappenBefore. A failure names the entries that broke the order and
+//     their times, a negated one those that kept it; both show the whole
+//     timeline.
 //   - cluster helpers for any cluster: Connect (kubeconfig, a Ready
 //     schedulable node, the test image present on it, checked by running it
 //     with imagePullPolicy Never), Cluster.NewNamespace with Pod Security
@@ -67,6 +74,15 @@ limitations under the License.
 //		Expect(tl).To(po.StartInOrder("proxy", "app"))
 //		Expect(tl).To(po.StartAfterReady("app", "proxy"))
 //	})
+//
+// With images of your own (Options.SkipImageCheck, and an Image in each
+// container, which CreatePod leaves as it is), the timeline is the API's:
+// starts and exits to the second, the kubelet's events to the nanosecond.
+//
+//	tl := cluster.WaitForTimeline(ctx, pod, po.First("app", po.KubeletEvent("Created")))
+//	Expect(tl).To(po.HappenInOrder(po.First("proxy", po.KubeletEvent("Started")), po.First("app", po.KubeletEvent("Created"))))
+//	pod = cluster.WaitTerminated(ctx, pod, time.Minute) // a Held pod, deleted
+//	Expect(cluster.Timeline(ctx, pod)).To(po.StopInOrder("app", "proxy")) // exits a second apart or more
 //
 // The helpers fail the running spec through ginkgo and gomega; the
 // timelines and matchers need neither a cluster nor ginkgo.

@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 )
 
 // ContainerLogs reads the log of the container's current instance, or with
@@ -39,14 +41,61 @@ func (c *Cluster) ContainerLogs(ctx context.Context, p *v1.Pod, container string
 	return string(b), err
 }
 
+// Timeline is the pod's timeline, for any image: what the API says of it
+// (PodTimeline: its container statuses and conditions, to the second, and
+// the kubelet's events), refined by the test server's lines of the
+// containers of the test image (c.Image), to the nanosecond. Those
+// containers' starts and exits come from their lines alone: the status's
+// second does not stand in for a line not yet read, so that an order or a
+// latency the lines prove is never weakened to the second. Events and logs
+// that cannot be read are left out.
+func (c *Cluster) Timeline(ctx context.Context, p *v1.Pod) Timeline {
+	testServer := runsImage(p, c.Image)
+	var events []v1.Event
+	sel := fields.OneTermEqualSelector("involvedObject.uid", string(p.UID)).String()
+	if list, err := c.Client.CoreV1().Events(p.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel}); err == nil {
+		events = list.Items
+	}
+	return withTestServerLines(PodTimeline(p, events), c.logTimeline(ctx, p, testServer), testServer)
+}
+
+// runsImage tells whether a container of the pod runs the image.
+func runsImage(p *v1.Pod, image string) func(container string) bool {
+	images := map[string]string{}
+	for _, c := range append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...) {
+		images[c.Name] = c.Image
+	}
+	return func(container string) bool {
+		img, ok := images[container]
+		return ok && img == image
+	}
+}
+
+// withTestServerLines is the API's timeline refined by the test servers'
+// lines, without the container statuses' times of the test servers.
+func withTestServerLines(api, lines Timeline, testServer func(container string) bool) Timeline {
+	api = slices.DeleteFunc(slices.Clone(api), func(e TimelineEntry) bool {
+		return e.Source == SourceStatus && testServer(e.Container)
+	})
+	return Refine(api, lines)
+}
+
 // LogTimeline reads the test server's lines from the logs of every
 // container of the pod that has started, the previous instance of
 // restarted ones included. Logs that cannot be read are left out: the
 // kubelet removes the containers of a finished pod a while after, so read
 // a terminating pod with FollowLogs.
 func (c *Cluster) LogTimeline(ctx context.Context, p *v1.Pod) Timeline {
+	return c.logTimeline(ctx, p, func(string) bool { return true })
+}
+
+// logTimeline reads the lines of the containers that read says to.
+func (c *Cluster) logTimeline(ctx context.Context, p *v1.Pod, read func(container string) bool) Timeline {
 	var tls []Timeline
 	for _, st := range AllStatuses(p) {
+		if !read(st.Name) {
+			continue
+		}
 		if st.RestartCount > 0 {
 			if logs, err := c.ContainerLogs(ctx, p, st.Name, true); err == nil {
 				tls = append(tls, ParseLogs(st.Name, logs))
@@ -61,14 +110,14 @@ func (c *Cluster) LogTimeline(ctx context.Context, p *v1.Pod) Timeline {
 	return Merge(tls...)
 }
 
-// WaitForTimeline waits (a minute at most) until the pod's logs have the
-// points, and returns its timeline (LogTimeline), which it also prints to
-// the GinkgoWriter.
+// WaitForTimeline waits (a minute at most) until the pod's timeline
+// (Timeline: any image) has the points, and returns it; it also prints it
+// to the GinkgoWriter.
 func (c *Cluster) WaitForTimeline(ctx context.Context, pod *v1.Pod, want ...Point) Timeline {
 	ginkgo.GinkgoHelper()
 	var tl Timeline
 	gomega.Eventually(ctx, func(g gomega.Gomega) {
-		tl = c.LogTimeline(ctx, c.GetPod(ctx, pod))
+		tl = c.Timeline(ctx, c.GetPod(ctx, pod))
 		for _, p := range want {
 			_, ok := tl.At(p)
 			g.Expect(ok).To(gomega.BeTrue(), "no %s yet", p)

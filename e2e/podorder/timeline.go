@@ -18,6 +18,7 @@ package podorder
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,12 +26,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// The labels of what a timeline's entries say happened. The test server
-// logs each as "<RFC3339Nano> name=<container> event=<label>"; its hooks
-// log "hook-start" and "hook-end", which a timeline labels
-// "<hook name>:hook-start" and "<hook name>:hook-end" (HookStart, HookEnd).
-// StatusTimeline labels a container's startedAt EventStarted and its
-// finishedAt EventExiting.
+// The labels of what a timeline's entries say happened to a container.
+// The test server logs each as "<RFC3339Nano> name=<container>
+// event=<label>"; its hooks log "hook-start" and "hook-end", which a
+// timeline labels "<hook name>:hook-start" and "<hook name>:hook-end"
+// (HookStart, HookEnd). The container statuses give EventStarted and
+// EventExiting for any image; the kubelet's events and the pod's
+// conditions have labels of their own (KubeletEvent, ConditionTransition).
 const (
 	// EventStarted: the container's process started.
 	EventStarted = "started"
@@ -45,7 +47,7 @@ const (
 	// EventSIGTERM: the container received SIGTERM.
 	EventSIGTERM = "sigterm"
 	// EventExiting: the container's process exits (the test server logs it
-	// last); from the pod status, the container's finishedAt.
+	// last); from the container status, its finishedAt.
 	EventExiting = "exiting"
 )
 
@@ -56,25 +58,90 @@ func HookStart(name string) string { return name + ":hook-start" }
 // HookEnd is the label of the end of a test server hook.
 func HookEnd(name string) string { return name + ":hook-end" }
 
-// TimelineEntry is one moment of a container's life in a Timeline.
+// KubeletEvent is the label of the kubelet's events with the reason:
+// "Created", "Started", "Killing" (the kubelet set out to stop the
+// container: before its preStop hook, and where stopping is ordered,
+// possibly before the container's turn), "Unhealthy", or sidecar-kubelet's
+// "SidecarsReady", "TerminatingSidecars", ... They say when the kubelet
+// acted, not when the container did: a process starts before its Started
+// event.
+func KubeletEvent(reason string) string { return kubeletEventPrefix + reason }
+
+// ConditionTransition is the label of the pod's condition turning to the
+// status (its lastTransitionTime), an entry of WholePod.
+func ConditionTransition(condition v1.PodConditionType, status v1.ConditionStatus) string {
+	return conditionPrefix + string(condition) + "=" + string(status)
+}
+
+// The prefixes of the labels of the API's entries, beside EventStarted
+// and EventExiting.
+const (
+	kubeletEventPrefix = "kubelet:"
+	conditionPrefix    = "condition:"
+)
+
+// WholePod is the Container of the entries about the pod rather than one
+// of its containers: its conditions, and the kubelet's events of the pod.
+const WholePod = ""
+
+// Source is where a timeline entry comes from. Every source is the node's
+// clock: the kubelet's, the runtime's and the containers' are the same.
+type Source string
+
+const (
+	// SourceTestServer: a line the test server (e2e/images/testserver)
+	// logged, to the nanosecond: its start, readiness, signals, hooks and
+	// exit. Only containers of the test image have them.
+	SourceTestServer Source = "test server"
+	// SourceStatus: a container status's startedAt or finishedAt, for any
+	// image, to the second (the API keeps whole seconds); only the current
+	// instance's and the previous one's (lastState).
+	SourceStatus Source = "container status"
+	// SourceCondition: the lastTransitionTime of one of the pod conditions
+	// the kubelet sets (PodReadyToStartContainers, Initialized,
+	// ContainersReady, Ready), to the second; only its last transition.
+	SourceCondition Source = "pod condition"
+	// SourceKubeletEvent: an event the kubelet recorded for the pod or one
+	// of its containers (KubeletEvent), at the time it acted. Its
+	// recorder, client-go's record package, writes firstTimestamp and
+	// lastTimestamp, whole seconds, no eventTime, and names the event
+	// "<pod>.<Unix nanoseconds, hex>" of its first occurrence: where that
+	// time falls in firstTimestamp's second, it gives the first occurrence
+	// to the nanosecond. Of a repeated event (count) the last occurrence
+	// is to the second and those between are lost. The recorder also
+	// combines a pod's events of a reason beyond ten with other messages
+	// within ten minutes, and drops its events beyond a burst of 25 of a
+	// type (then one in five minutes); the API server deletes events after
+	// its --event-ttl (an hour by default). So an event may be missing;
+	// the times of those there hold. An eventTime or a series, as an
+	// events.k8s.io recorder writes them, is read to the microsecond.
+	SourceKubeletEvent Source = "kubelet event"
+)
+
+// TimelineEntry is one moment of a container's (or the pod's) life in a
+// Timeline.
 type TimelineEntry struct {
-	At        time.Time
+	At time.Time
+	// Container is the container's name, or WholePod.
 	Container string
 	// Label is what happened: one of the Event constants, another line of
-	// the test server ("crashing", "draining", ...), or "<hook>:<event>" for
-	// a hook's lines (HookStart, HookEnd).
-	Label string
-	// Line is the log line, or for an entry of the pod status the field it
-	// comes from.
+	// the test server ("crashing", "draining", ...), "<hook>:<event>" for
+	// a hook's lines (HookStart, HookEnd), KubeletEvent(reason), or
+	// ConditionTransition(condition, status).
+	Label  string
+	Source Source
+	// Line is the test server's line, or for the API's entries the field
+	// the time comes from (and an event's message).
 	Line string
-	// Resolution is how precise At is: 0 for the test server's lines
-	// (nanoseconds), time.Second for the pod status's times, which the API
-	// truncates to the second. An order is only taken as shown when the
-	// times prove it: see Timeline.NotAfter.
+	// Resolution is how precise At is: 0 for nanoseconds (the test
+	// server's lines, an event's name), time.Microsecond for an event's
+	// eventTime, time.Second for the API's other times, which it truncates
+	// to the second. An order is only taken as shown when the times prove
+	// it: see NotAfter.
 	Resolution time.Duration
 }
 
-// Timeline is the entries of a pod's containers, in time order.
+// Timeline is the entries of a pod and its containers, in time order.
 type Timeline []TimelineEntry
 
 // ParseLogs reads the test server's lines from one container's log, in
@@ -94,34 +161,7 @@ func ParseLogs(container, logs string) Timeline {
 		if strings.HasPrefix(label, "hook-") {
 			label = strings.TrimPrefix(f[1], "name=") + ":" + label
 		}
-		tl = append(tl, TimelineEntry{At: at, Container: container, Label: label, Line: line})
-	}
-	return tl.sorted()
-}
-
-// StatusTimeline is what the pod status says of its containers' lives, for
-// any image: each container's startedAt (EventStarted) and finishedAt
-// (EventExiting), of its current state and of its last termination, to the
-// second (Resolution).
-func StatusTimeline(p *v1.Pod) Timeline {
-	var tl Timeline
-	add := func(name, field string, t time.Time, label string) {
-		if !t.IsZero() {
-			tl = append(tl, TimelineEntry{At: t, Container: name, Label: label, Line: field, Resolution: time.Second})
-		}
-	}
-	for _, st := range AllStatuses(p) {
-		if t := st.LastTerminationState.Terminated; t != nil {
-			add(st.Name, "lastState.terminated.startedAt", t.StartedAt.Time, EventStarted)
-			add(st.Name, "lastState.terminated.finishedAt", t.FinishedAt.Time, EventExiting)
-		}
-		if r := st.State.Running; r != nil {
-			add(st.Name, "state.running.startedAt", r.StartedAt.Time, EventStarted)
-		}
-		if t := st.State.Terminated; t != nil {
-			add(st.Name, "state.terminated.startedAt", t.StartedAt.Time, EventStarted)
-			add(st.Name, "state.terminated.finishedAt", t.FinishedAt.Time, EventExiting)
-		}
+		tl = append(tl, TimelineEntry{At: at, Container: container, Label: label, Source: SourceTestServer, Line: line})
 	}
 	return tl.sorted()
 }
@@ -135,23 +175,44 @@ func Merge(tls ...Timeline) Timeline {
 	return tl.sorted()
 }
 
+// Refine is tl with finer's entries in place of tl's of the same container
+// and label: a container's test server lines (LogTimeline) refine what the
+// API says of it (PodTimeline) from the second to the nanosecond, and
+// leave what the lines do not give.
+func Refine(tl, finer Timeline) Timeline {
+	type key struct{ container, label string }
+	refined := map[key]bool{}
+	for _, e := range finer {
+		refined[key{e.Container, e.Label}] = true
+	}
+	kept := slices.DeleteFunc(slices.Clone(tl), func(e TimelineEntry) bool { return refined[key{e.Container, e.Label}] })
+	return Merge(kept, finer)
+}
+
 func (tl Timeline) sorted() Timeline {
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].At.Before(tl[j].At) })
 	return tl
 }
 
-// String is the timeline a line an entry: time, container, label; times of
-// the pod status (to the second) are marked so.
+// String is the timeline a line an entry: time (to the microsecond, or
+// to the second where that is all the source gives), container, label,
+// and for the API's entries where the time comes from.
 func (tl Timeline) String() string {
 	var b strings.Builder
 	for _, e := range tl {
 		at := e.At.UTC().Format("15:04:05.000000")
-		label := e.Label
 		if e.Resolution >= time.Second {
 			at = e.At.UTC().Format("15:04:05") + "       "
+		}
+		container := e.Container
+		if container == WholePod {
+			container = "(pod)"
+		}
+		label := e.Label
+		if e.Source != SourceTestServer {
 			label += " (" + e.Line + ")"
 		}
-		fmt.Fprintf(&b, "%s  %-10s %s\n", at, e.Container, label)
+		fmt.Fprintf(&b, "%s  %-10s %s\n", at, container, label)
 	}
 	return b.String()
 }
@@ -185,19 +246,23 @@ func (p Point) String() string {
 	if p.Last {
 		which = "last"
 	}
-	return fmt.Sprintf("%s %s %q", p.Container, which, p.Label)
+	container := p.Container
+	if container == WholePod {
+		container = "(pod)"
+	}
+	return fmt.Sprintf("%s %s %q", container, which, p.Label)
 }
 
 // Entry is the entry the point names, if the timeline has it.
 func (tl Timeline) Entry(p Point) (TimelineEntry, bool) {
-	evs := tl.All(p.Container, p.Label)
-	if len(evs) == 0 {
+	entries := tl.All(p.Container, p.Label)
+	if len(entries) == 0 {
 		return TimelineEntry{}, false
 	}
 	if p.Last {
-		return evs[len(evs)-1], true
+		return entries[len(entries)-1], true
 	}
-	return evs[0], true
+	return entries[0], true
 }
 
 // At is when the point happened, if the timeline has it.
@@ -208,8 +273,8 @@ func (tl Timeline) At(p Point) (time.Time, bool) {
 
 // NotAfter tells whether the times prove that a happened at or before b:
 // a's time plus its resolution is at or before b's time. Between two log
-// lines that is a <= b; between two times of the pod status, both truncated
-// to the second, a's second before b's: the same second cannot tell.
+// lines that is a <= b; between two times of the API, both truncated to
+// the second, a's second before b's: the same second cannot tell.
 func NotAfter(a, b TimelineEntry) bool {
 	return !a.At.Add(a.Resolution).After(b.At)
 }
@@ -229,17 +294,20 @@ type MissingError struct {
 }
 
 func (e *MissingError) Error() string {
-	msg := fmt.Sprintf("no %q event of container %s in the timeline", e.Point.Label, e.Point.Container)
-	if e.Point.Label == EventReady || e.Point.Label == EventReadyServed || strings.Contains(e.Point.Label, ":hook-") {
-		fromStatus := len(e.Timeline) > 0
-		for _, ev := range e.Timeline {
-			fromStatus = fromStatus && ev.Resolution > 0
-		}
-		if fromStatus {
-			msg += " (the pod status records no readiness or hook times: read the test server's logs, LogTimeline)"
-		}
+	msg := fmt.Sprintf("no %s in the timeline", e.Point)
+	if !fromAPI(e.Point.Label) && !slices.ContainsFunc(e.Timeline, func(te TimelineEntry) bool {
+		return te.Container == e.Point.Container && te.Source == SourceTestServer
+	}) {
+		msg += fmt.Sprintf(" (only the test server's lines give %q, and the timeline has none of %s: is it a container of the test image, and were its logs read?)", e.Point.Label, e.Point.Container)
 	}
 	return msg + "\ntimeline seen:\n" + e.Timeline.String()
+}
+
+// fromAPI tells whether the API gives entries with the label, whatever the
+// image.
+func fromAPI(label string) bool {
+	return label == EventStarted || label == EventExiting ||
+		strings.HasPrefix(label, kubeletEventPrefix) || strings.HasPrefix(label, conditionPrefix)
 }
 
 // MustEntry is the entry the point names, or a *MissingError.

@@ -22,8 +22,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // at is 12:00:00 plus the offset, in UTC.
@@ -70,11 +68,11 @@ func TestParseLogs(t *testing.T) {
 				"",
 			}, "\n"),
 			want: Timeline{
-				{At: at("0s"), Container: "proxy", Label: EventStarted, Line: line("0s", "proxy", "started", "pid", "1", "port", "8080")},
-				{At: at("1.5s"), Container: "proxy", Label: EventReady, Line: line("1.5s", "proxy", "ready")},
-				{At: at("2.25s"), Container: "proxy", Label: HookStart("prestop"), Line: line("2.25s", "prestop", "hook-start", "sleep", "1s")},
-				{At: at("3.25s"), Container: "proxy", Label: HookEnd("prestop"), Line: line("3.25s", "prestop", "hook-end")},
-				{At: at("4s"), Container: "proxy", Label: EventExiting, Line: line("4s", "proxy", "exiting", "code", "0")},
+				{At: at("0s"), Container: "proxy", Label: EventStarted, Source: SourceTestServer, Line: line("0s", "proxy", "started", "pid", "1", "port", "8080")},
+				{At: at("1.5s"), Container: "proxy", Label: EventReady, Source: SourceTestServer, Line: line("1.5s", "proxy", "ready")},
+				{At: at("2.25s"), Container: "proxy", Label: HookStart("prestop"), Source: SourceTestServer, Line: line("2.25s", "prestop", "hook-start", "sleep", "1s")},
+				{At: at("3.25s"), Container: "proxy", Label: HookEnd("prestop"), Source: SourceTestServer, Line: line("3.25s", "prestop", "hook-end")},
+				{At: at("4s"), Container: "proxy", Label: EventExiting, Source: SourceTestServer, Line: line("4s", "proxy", "exiting", "code", "0")},
 			},
 		},
 		{
@@ -84,8 +82,8 @@ func TestParseLogs(t *testing.T) {
 			container: "app",
 			logs:      line("2s", "app", "exiting") + "\n" + line("1s", "prestop", "hook-end") + "\n",
 			want: Timeline{
-				{At: at("1s"), Container: "app", Label: "prestop:hook-end", Line: line("1s", "prestop", "hook-end")},
-				{At: at("2s"), Container: "app", Label: "exiting", Line: line("2s", "app", "exiting")},
+				{At: at("1s"), Container: "app", Label: "prestop:hook-end", Source: SourceTestServer, Line: line("1s", "prestop", "hook-end")},
+				{At: at("2s"), Container: "app", Label: "exiting", Source: SourceTestServer, Line: line("2s", "app", "exiting")},
 			},
 		},
 	} {
@@ -94,37 +92,6 @@ func TestParseLogs(t *testing.T) {
 				t.Errorf("ParseLogs (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestStatusTimeline(t *testing.T) {
-	mt := func(offset string) metav1.Time { return metav1.NewTime(at(offset)) }
-	pod := &v1.Pod{Status: v1.PodStatus{
-		InitContainerStatuses: []v1.ContainerStatus{{
-			Name:  "init",
-			State: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{StartedAt: mt("0s"), FinishedAt: mt("1s")}},
-		}},
-		ContainerStatuses: []v1.ContainerStatus{
-			{
-				Name:                 "proxy",
-				State:                v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: mt("5s")}},
-				LastTerminationState: v1.ContainerState{Terminated: &v1.ContainerStateTerminated{StartedAt: mt("2s"), FinishedAt: mt("4s")}},
-			},
-			{Name: "app", State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: "SidecarsNotReady"}}},
-		},
-	}}
-	ev := func(offset, container, label, field string) TimelineEntry {
-		return TimelineEntry{At: at(offset), Container: container, Label: label, Line: field, Resolution: time.Second}
-	}
-	want := Timeline{
-		ev("0s", "init", EventStarted, "state.terminated.startedAt"),
-		ev("1s", "init", EventExiting, "state.terminated.finishedAt"),
-		ev("2s", "proxy", EventStarted, "lastState.terminated.startedAt"),
-		ev("4s", "proxy", EventExiting, "lastState.terminated.finishedAt"),
-		ev("5s", "proxy", EventStarted, "state.running.startedAt"),
-	}
-	if diff := cmp.Diff(want, StatusTimeline(pod)); diff != "" {
-		t.Errorf("StatusTimeline (-want +got):\n%s", diff)
 	}
 }
 
@@ -194,28 +161,33 @@ func TestNotAfterAndBefore(t *testing.T) {
 func TestTimelineString(t *testing.T) {
 	tl := Merge(
 		ParseLogs("proxy", line("0.123456789s", "proxy", "started")),
-		Timeline{{At: at("2s"), Container: "app", Label: EventExiting, Line: "state.terminated.finishedAt", Resolution: time.Second}},
+		Timeline{{At: at("2s"), Container: "app", Label: EventExiting, Source: SourceStatus, Line: "state.terminated.finishedAt", Resolution: time.Second}},
+		Timeline{{At: at("3.000001s"), Container: WholePod, Label: KubeletEvent("Killing"), Source: SourceKubeletEvent, Line: "metadata.name: Stopping container app"}},
 	)
 	want := "12:00:00.123456  proxy      started\n" +
-		"12:00:02         app        exiting (state.terminated.finishedAt)\n"
+		"12:00:02         app        exiting (state.terminated.finishedAt)\n" +
+		"12:00:03.000001  (pod)      kubelet:Killing (metadata.name: Stopping container app)\n"
 	if diff := cmp.Diff(want, tl.String()); diff != "" {
 		t.Errorf("String (-want +got):\n%s", diff)
 	}
 }
 
 func TestMissingError(t *testing.T) {
-	fromStatus := Timeline{{At: at("0s"), Container: "proxy", Label: EventStarted, Resolution: time.Second}}
+	fromStatus := Timeline{{At: at("0s"), Container: "proxy", Label: EventStarted, Source: SourceStatus, Resolution: time.Second}}
 	_, err := fromStatus.MustEntry(First("proxy", EventReadyServed))
-	if err == nil || !strings.Contains(err.Error(), `no "ready-served" event of container proxy`) ||
-		!strings.Contains(err.Error(), "the pod status records no readiness") {
+	if err == nil || !strings.Contains(err.Error(), `no proxy first "ready-served" in the timeline (only the test server's lines give "ready-served"`) {
 		t.Errorf("MustEntry of a status timeline: %v", err)
+	}
+	_, err = fromStatus.MustEntry(First("proxy", KubeletEvent("Killing")))
+	if err == nil || strings.Contains(err.Error(), "only the test server") {
+		t.Errorf("MustEntry of an entry the API gives: %v", err)
 	}
 	fromLogs := ParseLogs("proxy", line("0s", "proxy", "started"))
 	_, err = fromLogs.MustEntry(First("proxy", EventReadyServed))
-	if err == nil || strings.Contains(err.Error(), "the pod status") || !strings.Contains(err.Error(), "timeline seen:\n12:00:00.000000  proxy") {
+	if err == nil || strings.Contains(err.Error(), "only the test server") || !strings.Contains(err.Error(), "timeline seen:\n12:00:00.000000  proxy") {
 		t.Errorf("MustEntry of a log timeline: %v", err)
 	}
 	if _, err := fromLogs.MustEntry(First("proxy", EventStarted)); err != nil {
-		t.Errorf("MustEntry of an event the timeline has: %v", err)
+		t.Errorf("MustEntry of an entry the timeline has: %v", err)
 	}
 }
