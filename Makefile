@@ -13,7 +13,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -157,6 +157,9 @@ rebase: ## rebase the series onto a new upstream release: TO=X.Y.Z (three-way; N
 
 verify-versions: ## for every series under patches/: build its kubelet, run test-upstream (slow: not in make test)
 	hack/patches/verify-versions.sh
+
+docs-prototyping: ## run the prototyping loop in a throwaway clone (import, build, change, build, export) and write its transcript into docs/prototyping.md
+	hack/docs/prototyping-example.sh
 
 clean: ## remove _output (refuses if the work tree holds unexported work; FORCE=1 to discard)
 	hack/patches/clean.sh
