@@ -38,7 +38,7 @@ help: ## list the targets
 	  "NODES=1|3 NODE_IMAGE_FROM=sources|registry" "kind nodes; the node image's origin (kind-up, test-kind)" \
 	  "KIND_NODE_BASE=ref" "the registry path's base, e.g. a mirror's kindest/node@sha256:... (kind-up, test-kind)" \
 	  "TO=X.Y.Z NO_TEST=1" "the release to rebase onto (rebase)" \
-	  "VERSIONS=\"1.36 1.35.8\"" "only these releases (verify-versions)"
+	  "VERSIONS=\"X.Y X.Y.Z ...\"" "only these minors (their pins) or releases (verify-versions)"
 
 kubelet: ## build the patched kubelet into _output/vX.Y.Z/bin/kubelet
 	hack/patches/build-kubelet.sh
@@ -112,8 +112,9 @@ node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
 	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
 
-test-docs: ## the documents: relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks)
+test-docs: ## the documents: relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks); each pinned release written only in its UPSTREAM_VERSION (hack/tools/pinned)
 	cd hack/tools && go run ./mdlinks ../..
+	cd hack/tools && go run ./pinned ../..
 
 test-tools: ## unit tests of hack/tools (the node image builder, the kind configs, the node configs) and of hack/kind's docker stand-in
 	cd hack/tools && go test -count=1 ./...
@@ -152,7 +153,7 @@ kind-probe: ## can a kind node run on this machine? a systemd container started 
 	hack/kind/systemd-probe.sh
 
 rebase: ## rebase the series onto a new upstream release: TO=X.Y.Z (three-way; NO_TEST=1 skips the tests)
-	@[ -n "$(TO)" ] || { echo "usage: make rebase TO=1.37.2" >&2; exit 2; }
+	@[ -n "$(TO)" ] || { echo "usage: make rebase TO=X.Y.Z (an upstream patch release)" >&2; exit 2; }
 	hack/patches/rebase.sh $(TO)
 
 verify-versions: ## for every series under patches/: build its kubelet, run test-upstream (slow: not in make test)

@@ -121,7 +121,7 @@ var _ = Describe("Startup", func() {
 		bound, waitsFor := readyToStartBound, "the probe's period or the next relist"
 		if !relistsOnDemand {
 			// Without on-demand relists the sync waits for the next periodic
-			// one: measured 1.06 to 1.34 s on v1.35.8 here. Two periods of
+			// one: measured 1.06 to 1.34 s on v1.35 here. Two periods of
 			// room keep the bound far below the probe's 10 s.
 			bound, waitsFor = readyToStartBound+2*relistPeriod, "the probe's period (this release has no on-demand relist)"
 		}

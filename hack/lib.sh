@@ -6,7 +6,7 @@
 # the release it is pinned to in one place, patches/vX.Y/UPSTREAM_VERSION, so
 # K8S_VERSION may be:
 #   unset       the pinned release of the newest minor (the default)
-#   X.Y         the pinned release of that minor (e.g. 1.36 -> 1.36.4)
+#   X.Y         the pinned release of that minor (1.36: what patches/v1.36/UPSTREAM_VERSION says)
 #   X.Y.Z       that release exactly (e.g. a new patch release to rebase onto)
 # K8S_VERSION_SET is "1" when the caller chose the version, "" for the default.
 
@@ -273,7 +273,7 @@ add_version_ldflag() {
 # build of the kubelet still takes tens of seconds to check and relink).
 # The new binary must report VERSION (a mistyped -X is silently ignored by
 # the linker); it replaces OUT only then, and its fingerprint after it.
-# WHAT names it in the log ("the kubelet v1.37.2-...").
+# WHAT names it in the log ("the kubelet vX.Y.Z-...").
 build_kubelet() (
   set -e
   local what="$1" out="$2" version="$3" fingerprint="$4" module_dir="$5" ldflags="$6" tmp got start=$SECONDS

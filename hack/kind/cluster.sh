@@ -151,18 +151,7 @@ cmd_up() {
   # v1.37, where it is the container-stop fast path; docs/benchmarks.md).
   local evented=0
   case ",$(clusterconfig feature-gates -k8s-version "$K8S_VERSION")," in *,EventedPLEG=true,*) evented=1 ;; esac
-  awk -v image="$node_image" -v dir="$KIND_DIR/$name-cri" -v evented="$evented" '
-    /^  image: / {
-      print "  image: " image
-      print "  extraMounts:"
-      print "  - hostPath: " dir "/" n + 0
-      print "    containerPath: /run/containerd"
-      n++
-      next
-    }
-    # EventedPLEG before v1.37 is another design (docs/benchmarks.md).
-    /^    EventedPLEG: true/ && !evented { next }
-    { print }' "$config" > "$cfg"
+  kind_config "$config" "$node_image" "$KIND_DIR/$name-cri" "$evented" > "$cfg"
   local i
   for ((i = 0; i < nodes; i++)); do mkdir -p "$KIND_DIR/$name-cri/$i"; done
   if [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then

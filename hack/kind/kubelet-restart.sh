@@ -9,7 +9,7 @@
 #
 #   the prototyping loop (make kind-kubelet): a rebuilt kubelet into every
 #   node of a cluster, then a restart:
-#       KIND_CLUSTER=sidecar-kubelet KUBELET_BIN=_output/kind/v1.37.2/bin/kubelet hack/kind/kubelet-restart.sh
+#       KIND_CLUSTER=sidecar-kubelet KUBELET_BIN=_output/kind/v$(hack/patches/k8s-version.sh)/bin/kubelet hack/kind/kubelet-restart.sh
 #
 # Which nodes: KIND_NODE (one container), else NODE_NAME, else every node of
 # KIND_CLUSTER. KUBELET_BIN replaces /usr/bin/kubelet (atomically, by a

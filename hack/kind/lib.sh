@@ -16,6 +16,26 @@ published_node_image() {
   awk -v release="v$K8S_VERSION" '!/^#/ && $1 == release { print $2 }' "$ROOT/kind-config/published-node-images"
 }
 
+# kind_config CONFIG IMAGE CRI_DIR EVENTED prints the kind config CONFIG
+# (kind-config/*.yaml) as make kind-up gives it to kind: every node's image,
+# the placeholder sidecar-kubelet/node:pinned in the file, is IMAGE; node n
+# gets the folder CRI_DIR/n at its /run/containerd (so that the e2e suite
+# reaches its CRI socket); and the EventedPLEG gate goes when EVENTED is 0
+# (before v1.37 the gate is another design, docs/benchmarks.md).
+kind_config() {
+  awk -v image="$2" -v dir="$3" -v evented="$4" '
+    /^  image: / {
+      print "  image: " image
+      print "  extraMounts:"
+      print "  - hostPath: " dir "/" n + 0
+      print "    containerPath: /run/containerd"
+      n++
+      next
+    }
+    /^    EventedPLEG: true/ && !evented { next }
+    { print }' "$1"
+}
+
 # kind_cluster NODES prints the name of the project's kind cluster of NODES
 # nodes: sidecar-kubelet (1: a control plane that is also the worker) or
 # sidecar-kubelet-multi (3: a control plane and two workers).

@@ -5,7 +5,7 @@
 #
 #   io.sidecar-kubelet.upstream-version  v$K8S_VERSION
 #   io.sidecar-kubelet.series-hash       the patch series' hash (lib.sh series_hash)
-#   org.opencontainers.image.version     the kubelet's version, v1.37.2-sidecar-kubelet+<hash>
+#   org.opencontainers.image.version     the kubelet's version, v$K8S_VERSION-sidecar-kubelet+<hash>
 #
 # named $NODE_IMAGE and written as an image tarball that `docker load` and
 # `kind load image-archive` take:
@@ -15,8 +15,8 @@
 #
 # Two paths, one result:
 #   BASE_TAR=FILE   hermetic (no Docker engine): the base is an image tarball
-#                   (`docker save kindest/node:v1.37.2 -o node.tar` on a
-#                   machine with Docker, or `crane pull kindest/node:v1.37.2
+#                   (`docker save kindest/node:v$K8S_VERSION -o node.tar` on a
+#                   machine with Docker, or `crane pull kindest/node:v$K8S_VERSION
 #                   node.tar`); hack/tools/nodeimage appends the kubelet layer.
 #   otherwise, if a Docker engine answers (`docker info`): `docker build` of
 #                   hack/kind/node-image/Dockerfile FROM $BASE_REF, then `docker

@@ -15,7 +15,7 @@
 # version selection takes the highest version any module asks for, so
 # without more, a build of an older minor would quietly link newer
 # third-party modules than the release was tested with (e.g. grpc 1.82
-# instead of 1.72 for v1.35.8). So every module upstream's go.mod requires
+# instead of 1.72 for v1.35). So every module upstream's go.mod requires
 # is pinned with a replace to the version upstream requires: the kubelet
 # is built from exactly the release's dependency set, and kubelet/ must
 # compile against it (it only uses api, apimachinery, component-base and

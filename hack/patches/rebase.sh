@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebase a patch series onto a new upstream release, in one command:
 #
-#   hack/patches/rebase.sh 1.37.2        (or: make rebase TO=1.37.2)
+#   hack/patches/rebase.sh X.Y.Z        (or: make rebase TO=X.Y.Z)
 #
 # Fetches the release into its own work tree, applies the series of its
 # minor (patches/vX.Y) with a three-way merge, and then either
@@ -16,7 +16,7 @@
 # patches/vX.Y/UPSTREAM_VERSION, the one place hack/lib.sh reads each minor's
 # release from (the default version is the newest minor's pinned release).
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: $0 <new upstream version, e.g. 1.37.2>" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 <new upstream release X.Y.Z>" >&2; exit 2; }
 export K8S_VERSION="${1#v}"
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 

@@ -14,7 +14,7 @@
 #
 # Slow (a cold kubelet build per version): not part of `make test`.
 #
-# Env: VERSIONS="1.36 1.35.8 ..." checks these instead of every minor.
+# Env: VERSIONS="X.Y X.Y.Z ..." checks these minors (their pins) or releases instead of every minor.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 

@@ -35,7 +35,7 @@ func clusterKubelet() kubeletOptions {
 		Node: "cluster", Address: "127.0.0.1", Port: 10350, HealthzPort: 10348,
 		PKIDir: "/c/pki", RuntimeEndpoint: "unix:///c/run/containerd.sock",
 		CgroupRoot: "/sidecar-kubelet", PodLogsDir: "/c/pod-logs",
-		Gates: gateOptions{K8sVersion: "1.37.2", OrderingGate: true},
+		Gates: gateOptions{K8sVersion: pinned[""], OrderingGate: true},
 		Disk:  diskOptions{EvictionHard: "memory.available<100Mi,nodefs.available<2%,imagefs.available<2%", ImageGCHigh: "100"},
 	}
 }
@@ -75,7 +75,7 @@ func e2eNodeKubelet() kubeletOptions {
 	return kubeletOptions{
 		Node: "e2e-node", Address: "10.199.0.1",
 		CgroupRoot: "/sidecar-kubelet-e2e-node", PodLogsDir: "/e/pod-logs",
-		Gates: gateOptions{K8sVersion: "1.37.2", OrderingGate: true},
+		Gates: gateOptions{K8sVersion: pinned[""], OrderingGate: true},
 		Disk:  diskOptions{EvictionHard: "memory.available<100Mi,nodefs.available<2%,imagefs.available<2%", ImageGCHigh: "100"},
 	}
 }
@@ -113,7 +113,7 @@ func TestKubeletConfig(t *testing.T) {
 		{
 			name: "cluster, v1.36: EventedPLEG is the older design there and stays off",
 			base: clusterKubelet,
-			opts: func(o *kubeletOptions) { o.Gates.K8sVersion = "1.36.4" },
+			opts: func(o *kubeletOptions) { o.Gates.K8sVersion = pinned["1.36"] },
 			want: func(c *kubeletv1beta1.KubeletConfiguration) {
 				c.FeatureGates = map[string]bool{"SidecarContainerOrdering": true}
 			},
@@ -127,7 +127,7 @@ func TestKubeletConfig(t *testing.T) {
 		{
 			name: "cluster, unpatched on v1.35: no gates at all",
 			base: clusterKubelet,
-			opts: func(o *kubeletOptions) { o.Gates = gateOptions{K8sVersion: "1.35.8"} },
+			opts: func(o *kubeletOptions) { o.Gates = gateOptions{K8sVersion: pinned["1.35"]} },
 			want: func(c *kubeletv1beta1.KubeletConfiguration) { c.FeatureGates = nil },
 		},
 		{

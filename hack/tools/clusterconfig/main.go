@@ -23,7 +23,7 @@ limitations under the License.
 // validated, and tested.
 //
 //	clusterconfig kubelet -out kubelet.yaml -node cluster -address 127.0.0.1 ...
-//	clusterconfig feature-gates -k8s-version 1.37.2 -ordering-gate -feature-gates EventedPLEG=false
+//	clusterconfig feature-gates -k8s-version X.Y.Z -ordering-gate -feature-gates EventedPLEG=false
 //	clusterconfig cni -out 10-net.conflist -name NAME -bridge cni-sk0 -subnet 10.88.0.0/16 -data-dir DIR
 //	clusterconfig containerd -out containerd.toml -dir DIR -socket SOCK -pause-image IMAGE -runc PATH
 //	clusterconfig mirror -out certs.d/registry.k8s.io/hosts.toml -host registry.k8s.io -mirror http://127.0.0.1:41234

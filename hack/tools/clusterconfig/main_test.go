@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 	}{
 		{
 			name:    "feature-gates prints what the kubelet gets, for the log",
-			args:    []string{"feature-gates", "-k8s-version", "1.37.2", "-ordering-gate", "-feature-gates", "EventedPLEG=false,Foo=true"},
+			args:    []string{"feature-gates", "-k8s-version", pinned[""], "-ordering-gate", "-feature-gates", "EventedPLEG=false,Foo=true"},
 			wantOut: "EventedPLEG=false,Foo=true,SidecarContainerOrdering=true\n",
 		},
 		{

@@ -175,7 +175,7 @@ func TestBaseLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "proxy.tar")
-	const ref = "registry.k8s.io/kube-proxy:v1.37.2"
+	const ref = "registry.k8s.io/kube-proxy:test"
 	if err := run(out, ref, "/", "amd64", []string{"/usr/local/bin/kube-proxy"}, nil, nil, []string{root}, []string{binary + ":/usr/local/bin/kube-proxy"}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,21 +3,23 @@ package kindconfig
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	yaml "go.yaml.in/yaml/v3"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	kind "sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/hack/tools/internal/nodeimage"
+	"github.com/sidecar-kubelet/sidecar-kubelet/hack/tools/internal/release"
 )
 
 const gate = "SidecarContainerOrdering"
@@ -54,22 +56,39 @@ func decode(raw []byte) (*kind.Cluster, error) {
 }
 
 // pinnedVersion is the upstream release the build uses by default: the one
-// hack/patches/k8s-version.sh resolves an unset K8S_VERSION to (the newest minor's
-// patches/vX.Y/UPSTREAM_VERSION), asked of the script so that there is one
-// reading of those files.
+// hack/patches/k8s-version.sh resolves an unset K8S_VERSION to (the newest
+// minor's patches/vX.Y/UPSTREAM_VERSION).
 func pinnedVersion(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command("bash", filepath.Join(root, "hack", "patches", "k8s-version.sh"))
+	v, err := release.Pinned(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// placeholderImage is what the configs hold for the node image: make
+// kind-up writes the pinned release's in (hack/kind/lib.sh kind_config), so
+// that the release is written in UPSTREAM_VERSION only.
+const placeholderImage = "sidecar-kubelet/node:pinned"
+
+// generated is the config as make kind-up gives it to kind: kind_config of
+// hack/kind/lib.sh, run on the file with image and CRI folder dir.
+func generated(t *testing.T, file, image, dir string, evented bool) []byte {
+	t.Helper()
+	ev := "0"
+	if evented {
+		ev = "1"
+	}
+	cmd := exec.Command("bash", "-c", `source hack/lib.sh && source hack/kind/lib.sh && kind_config "$@"`, "kind_config",
+		filepath.Join("kind-config", file), image, dir, ev)
+	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "K8S_VERSION=")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("hack/patches/k8s-version.sh: %v", err)
+		t.Fatalf("kind_config %s: %v", file, err)
 	}
-	v := strings.TrimSpace(string(out))
-	if !regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(v) {
-		t.Fatalf("hack/patches/k8s-version.sh printed %q, not X.Y.Z", v)
-	}
-	return v
+	return out
 }
 
 // kubeletPatches decodes every kubeadm config patch that targets the
@@ -104,7 +123,7 @@ func kubeletPatches(t *testing.T, patches []string) []kubeletv1beta1.KubeletConf
 }
 
 func TestKindConfigs(t *testing.T) {
-	image := nodeimage.DefaultName(pinnedVersion(t))
+	image := placeholderImage
 	for _, tc := range []struct {
 		file  string
 		name  string
@@ -130,7 +149,7 @@ func TestKindConfigs(t *testing.T) {
 			for i, n := range c.Nodes {
 				roles = append(roles, n.Role)
 				if n.Image != image {
-					t.Errorf("node %d (%s): image %q, want %q (make node-image's name for the pinned version)", i, n.Role, n.Image, image)
+					t.Errorf("node %d (%s): image %q, want the placeholder %q (make kind-up writes the pinned release's in)", i, n.Role, n.Image, image)
 				}
 				if len(n.KubeadmConfigPatches) != 0 || len(n.KubeadmConfigPatchesJSON6902) != 0 {
 					t.Errorf("node %d (%s) has kubeadm patches of its own; the gate is set once, cluster-wide", i, n.Role)
@@ -166,6 +185,44 @@ func TestKindConfigs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGeneratedKindConfigs: what make kind-up gives kind (kind_config of
+// hack/kind/lib.sh) is each config with the pinned release's node image on
+// every node, each node's CRI folder mounted at /run/containerd, and the
+// EventedPLEG gate only where the release has the container-stop fast path.
+func TestGeneratedKindConfigs(t *testing.T) {
+	image := nodeimage.DefaultName(pinnedVersion(t))
+	for _, file := range []string{"one-node.yaml", "three-node.yaml"} {
+		for _, evented := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, EventedPLEG %v", file, evented), func(t *testing.T) {
+				c, err := decode(generated(t, file, image, "/k/cri", evented))
+				if err != nil {
+					t.Fatalf("kind would refuse the generated %s: %v", file, err)
+				}
+				for i, n := range c.Nodes {
+					if n.Image != image {
+						t.Errorf("node %d: image %q, want %q (make node-image's name for the pinned release)", i, n.Image, image)
+					}
+					want := []kind.Mount{{HostPath: fmt.Sprintf("/k/cri/%d", i), ContainerPath: "/run/containerd"}}
+					if diff := cmp.Diff(want, n.ExtraMounts); diff != "" {
+						t.Errorf("node %d: extraMounts (-want +got):\n%s", i, diff)
+					}
+				}
+				kcs := kubeletPatches(t, c.KubeadmConfigPatches)
+				if len(kcs) != 1 {
+					t.Fatalf("want one KubeletConfiguration patch, found %d", len(kcs))
+				}
+				want := map[string]bool{gate: true}
+				if evented {
+					want["EventedPLEG"] = true
+				}
+				if diff := cmp.Diff(want, kcs[0].FeatureGates); diff != "" {
+					t.Errorf("featureGates (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 

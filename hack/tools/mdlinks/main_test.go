@@ -98,8 +98,8 @@ func TestCheckMachinePathsAndREADMELength(t *testing.T) {
 	fsys := fstest.MapFS{
 		"README.md": {Data: []byte(long)},
 		"docs/prototyping.md": {Data: []byte("# Prototyping\n" +
-			"==> built $PWD/_output/v1.37.2/bin/kubelet\n" +
-			"==> built /work/main/_output/v1.37.2/bin/kubelet\n" +
+			"==> built $PWD/_output/v1.37.1/bin/kubelet\n" +
+			"==> built /work/main/_output/v1.37.1/bin/kubelet\n" +
 			"```\nmountPath: /shared\ncat /var/lib/kubelet/config.yaml\n```\n")},
 		"docs/bench/samples.json":   {Data: []byte(`[{"error":"the kubelet's log: open /home/ci/sidecar-kubelet/x.log: no such file"}]` + "\n")},
 		"docs/bench/timeline-a.svg": {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"><text>/ready</text></svg>` + "\n")},
@@ -117,7 +117,7 @@ func TestCheckMachinePathsAndREADMELength(t *testing.T) {
 	want := []Broken{
 		{"README.md", readmeMaxLines + 1, "", fmt.Sprintf("%d lines, over the front page's %d: move the detail into docs/", readmeMaxLines+1, readmeMaxLines)},
 		{"docs/bench/samples.json", 1, "/home/ci/sidecar-kubelet/x.log", "a path of one machine's files (a home directory)" + fix},
-		{"docs/prototyping.md", 3, "/work/main/_output/v1.37.2/bin/kubelet", "a path of one machine's files (a checkout's _output)" + fix},
+		{"docs/prototyping.md", 3, "/work/main/_output/v1.37.1/bin/kubelet", "a path of one machine's files (a checkout's _output)" + fix},
 	}
 	if diff := cmp.Diff(want, broken); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

@@ -62,22 +62,22 @@ func TestMachinePaths(t *testing.T) {
 		{"one component of the repository under a node's folder", "--root-dir /var/lib/kubelet", nil},
 
 		// What the repository writes instead.
-		{"$PWD", "==> built $PWD/_output/v1.37.2/bin/kubelet (v1.37.2-sidecar-kubelet+cfac9aa464ba) in 22s", nil},
-		{"relative", "`KUBECONFIG=_output/cluster/kubeconfig` and ../../v1.37.2/kubernetes", nil},
+		{"$PWD", "==> built $PWD/_output/v1.37.1/bin/kubelet (v1.37.1-sidecar-kubelet+cfac9aa464ba) in 22s", nil},
+		{"relative", "`KUBECONFIG=_output/cluster/kubeconfig` and ../../v1.37.1/kubernetes", nil},
 		{"a home by ~ or a variable", "KUBECONFIG=~/.kube/kind-config make e2e, or $HOME/.kube/config, ${ROOT}/hack", nil},
 		{"<repo>", "<repo>/_output/cluster/kubeconfig", nil},
 
 		// One machine's.
-		{"a checkout's _output", "==> built /work/main/_output/v1.37.2/bin/kubelet in 22s", []found{
-			{"/work/main/_output/v1.37.2/bin/kubelet", "a checkout's _output"}}},
+		{"a checkout's _output", "==> built /work/main/_output/v1.37.1/bin/kubelet in 22s", []found{
+			{"/work/main/_output/v1.37.1/bin/kubelet", "a checkout's _output"}}},
 		{"an _output elsewhere", "KUBECONFIG=/srv/sk/_output/cluster/kubeconfig", []found{
 			{"/srv/sk/_output/cluster/kubeconfig", "a checkout's _output"}}},
 		{"a workspace", "cd /work/main && make up", []found{{"/work/main", "a workspace of checkouts"}}},
 		{"a CI workspace", "in /github/workspace/docs", []found{{"/github/workspace/docs", "a workspace of checkouts"}}},
 		{"a home", "(/home/alice/src/x)", []found{{"/home/alice/src/x", "a home directory"}}},
 		{"a macOS home", "\"/Users/bob/go\"", []found{{"/Users/bob/go", "a home directory"}}},
-		{"root's module cache", "/root/go/pkg/mod/k8s.io/kubernetes@v1.37.2/pkg", []found{
-			{"/root/go/pkg/mod/k8s.io/kubernetes@v1.37.2/pkg", "root's home directory"}}},
+		{"root's module cache", "/root/go/pkg/mod/k8s.io/kubernetes@v1.37.1/pkg", []found{
+			{"/root/go/pkg/mod/k8s.io/kubernetes@v1.37.1/pkg", "root's home directory"}}},
 		{"mktemp's folder", "clone in /tmp/tmp.Xy12ab/sidecar-kubelet.", []found{
 			{"/tmp/tmp.Xy12ab/sidecar-kubelet", "a temporary directory"}}},
 		{"a go build folder", "/tmp/go-build123/b001/exe/bench", []found{{"/tmp/go-build123/b001/exe/bench", "a temporary directory"}}},
