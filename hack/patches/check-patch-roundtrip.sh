@@ -5,7 +5,9 @@
 # it again (export-patches.sh) into a throwaway folder, and compares the two
 # folders. A difference means that editing any patch through the work tree
 # would also rewrite patches nobody touched: the check prints the diff. It
-# also fails when a Go file the series adds or changes is not gofmt'ed.
+# also fails when a Go file the series adds or changes is not gofmt'ed, and
+# when a patch changes a line that an earlier patch added
+# (check-series-lines.sh): each patch is one concern in its final form.
 #
 # The work tree itself ($TREE, with its branch and stamp) is left alone; the
 # clone shares its objects (git clone --shared) and goes at the end.
@@ -35,8 +37,12 @@ unformatted="$(cd "$tmp/tree" && git diff --name-only --diff-filter=AM "$UPSTREA
 [ -z "$unformatted" ] ||
   die "patches/v$K8S_MINOR leaves Go files gofmt would change: $(echo "$unformatted" | paste -sd' ') (gofmt -w them in the work tree, commit as a fixup)"
 
+# No patch rewrites another's lines.
+"$ROOT/hack/patches/check-series-lines.sh" "$tmp/tree" "$UPSTREAM_TAG" > "$tmp/lines.log" ||
+  die "patches/v$K8S_MINOR: a patch changes lines an earlier patch added (above)"
+
 if ! diff -r "$SERIES_DIR" "$tmp/series" > "$tmp/diff"; then
   cat "$tmp/diff" >&2
   die "patches/v$K8S_MINOR does not round-trip: import then export changes the files above (export them from the work tree: make export-patches)"
 fi
-log "patches/v$K8S_MINOR round-trips: $(grep -cv '^#' "$SERIES_FILE") patches, import then export gives them back byte for byte"
+log "patches/v$K8S_MINOR round-trips: $(grep -cv '^#' "$SERIES_FILE") patches, import then export gives them back byte for byte; $(cat "$tmp/lines.log")"

@@ -4,7 +4,9 @@
 # kubelet and run upstream's unit tests of the touched packages with the gate
 # on and off (hack/patches/test-upstream.sh, which includes the fork's own tests in
 # those packages), then run the fork's tests alone, verbosely, to count them,
-# and the unit tests of kubelet/ in the release's build module, i.e. against
+# then that every patch alone builds, vets and passes its tests
+# (check-series-steps.sh; VERIFY_STEPS=0 skips it), and the unit tests of
+# kubelet/ in the release's build module, i.e. against
 # the release's own k8s.io/* and third-party versions (make test-unit runs
 # them against this repository's go.mod, the newest minor's).
 # Prints one summary line per version, with the time each step took, and
@@ -32,7 +34,7 @@ failed=0
 for v in "${versions[@]}"; do
   release="$(K8S_VERSION="$v" "$ROOT/hack/patches/k8s-version.sh")"
   log "=== v$release"
-  build_s="-" upstream_s="-" fork="-" unit="-" result=PASS lines="-"
+  build_s="-" upstream_s="-" fork="-" unit="-" result=PASS lines="-" steps="-"
   start=$SECONDS
   if K8S_VERSION="$release" "$ROOT/hack/patches/build-kubelet.sh"; then
     build_s=$((SECONDS - start))
@@ -63,6 +65,15 @@ for v in "${versions[@]}"; do
       fi
       rm -f "$out"
     fi
+    if [ "${VERIFY_STEPS:-1}" != 0 ]; then
+      start=$SECONDS
+      if K8S_VERSION="$release" "$ROOT/hack/patches/check-series-steps.sh" >&2; then
+        steps="each builds alone, $((SECONDS - start))s"
+      else
+        steps="FAIL"
+        result=FAIL
+      fi
+    fi
     if (cd "$OUTPUT/v$release" && GOFLAGS=-mod=mod go test -count=1 "$OWN_MODULE/kubelet/...") >&2; then
       unit=PASS
     else
@@ -76,9 +87,9 @@ for v in "${versions[@]}"; do
   [ "$result" = PASS ] || failed=1
   minor="${release%.*}"
   patches_n="$(grep -cv '^[[:space:]]*\(#\|$\)' "$PATCHES_DIR/v$minor/series")"
-  rows+=("| $minor | v$release | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
-  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, kubelet/ unit tests on the release'"'"'s modules: %s; upstream lines changed (non-test): %s' \
-    "$release" "$result" "$build_s" "$upstream_s" "$fork" "$unit" "$lines")")
+  rows+=("| $minor | v$release | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
+  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; upstream lines changed (non-test): %s' \
+    "$release" "$result" "$build_s" "$upstream_s" "$fork" "$steps" "$unit" "$lines")")
 done
 
 {
@@ -90,8 +101,8 @@ if [ -z "${VERSIONS:-}" ] && readme_has_block versions; then
   {
     echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
     echo
-    echo "| minor | pinned release | series | patches | upstream lines changed, non-test | kubelet build | upstream tests, gate on + off | the fork's tests |"
-    echo "| --- | --- | --- | ---: | --- | ---: | --- | --- |"
+    echo "| minor | pinned release | series | patches | patch by patch | upstream lines changed, non-test | kubelet build | upstream tests, gate on + off | the fork's tests |"
+    echo "| --- | --- | --- | ---: | --- | --- | ---: | --- | --- |"
     printf '%s\n' "${rows[@]}"
   } | write_readme_block versions
   log "wrote the README's table of supported versions"

@@ -58,8 +58,3 @@ const (
 	ExtraProbeRunOutcomeRun     = "run"
 	ExtraProbeRunOutcomeLimited = "limited"
 )
-
-// Metrics lists the collectors to register.
-func Metrics() []metrics.Registerable {
-	return []metrics.Registerable{AppStartWaitDuration, TerminationDuration, ExtraProbeRuns}
-}

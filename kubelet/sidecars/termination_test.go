@@ -189,56 +189,28 @@ func TestTerminationOrderListsAreIndependent(t *testing.T) {
 	}
 }
 
-func TestDeadlineSeconds(t *testing.T) {
+func TestStopSeconds(t *testing.T) {
 	now := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
 	testCases := []struct {
 		name     string
 		left     time.Duration
-		wantHook int64
 		wantStop int64
 	}{
-		{name: "deadline long past", left: -time.Minute, wantHook: 0, wantStop: 0},
-		{name: "deadline just past", left: -time.Nanosecond, wantHook: 0, wantStop: 0},
-		{name: "deadline exactly now", left: 0, wantHook: 0, wantStop: 0},
-		{name: "0.4 s left", left: 400 * time.Millisecond, wantHook: 0, wantStop: 0},
-		{name: "0.999 s left", left: 999 * time.Millisecond, wantHook: 0, wantStop: 1},
-		{name: "2.4 s left", left: 2400 * time.Millisecond, wantHook: 2, wantStop: 2},
-		{name: "2.9 s left", left: 2900 * time.Millisecond, wantHook: 2, wantStop: 3},
-		{name: "termination just started with 30 s", left: 30*time.Second - time.Millisecond, wantHook: 29, wantStop: 30},
-		{name: "exactly 30 s", left: 30 * time.Second, wantHook: 30, wantStop: 30},
+		{name: "deadline long past", left: -time.Minute, wantStop: 0},
+		{name: "deadline just past", left: -time.Nanosecond, wantStop: 0},
+		{name: "deadline exactly now", left: 0, wantStop: 0},
+		{name: "0.4 s left", left: 400 * time.Millisecond, wantStop: 0},
+		{name: "0.999 s left", left: 999 * time.Millisecond, wantStop: 1},
+		{name: "2.4 s left", left: 2400 * time.Millisecond, wantStop: 2},
+		{name: "2.9 s left", left: 2900 * time.Millisecond, wantStop: 3},
+		{name: "termination just started with 30 s", left: 30*time.Second - time.Millisecond, wantStop: 30},
+		{name: "exactly 30 s", left: 30 * time.Second, wantStop: 30},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			deadline := now.Add(tc.left)
-			if got := HookSeconds(deadline, now); got != tc.wantHook {
-				t.Errorf("HookSeconds(now%+v) = %d, want %d", tc.left, got, tc.wantHook)
-			}
 			if got := StopSeconds(deadline, now); got != tc.wantStop {
 				t.Errorf("StopSeconds(now%+v) = %d, want %d", tc.left, got, tc.wantStop)
-			}
-		})
-	}
-}
-
-func TestDeadline(t *testing.T) {
-	start := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) *time.Time { t := start.Add(d); return &t }
-	testCases := []struct {
-		name              string
-		grace             time.Duration
-		deletionTimestamp *time.Time
-		want              time.Time
-	}{
-		{name: "not deleted (completion, eviction, active deadline): start plus grace", grace: 30 * time.Second, want: start.Add(30 * time.Second)},
-		{name: "deleted just now: its deletionTimestamp, a second-truncated start plus grace", grace: 30 * time.Second, deletionTimestamp: at(29*time.Second + 300*time.Millisecond), want: start.Add(29*time.Second + 300*time.Millisecond)},
-		{name: "deleted again with a shorter grace period: the earlier deletionTimestamp", grace: 60 * time.Second, deletionTimestamp: at(2 * time.Second), want: start.Add(2 * time.Second)},
-		{name: "kubelet restarted mid-termination: the deletionTimestamp, not a new grace period", grace: 30 * time.Second, deletionTimestamp: at(-20 * time.Second), want: start.Add(-20 * time.Second)},
-		{name: "a shorter grace period than the deletionTimestamp leaves (hard eviction): start plus grace", grace: 0, deletionTimestamp: at(30 * time.Second), want: start},
-	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Deadline(start, tc.grace, tc.deletionTimestamp)); diff != "" {
-				t.Errorf("Deadline() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
