@@ -48,8 +48,11 @@ E2E_IMAGES="$E2E_NODE_IMAGES_DIR"
 CTRD_BIN="$E2E_DIR/containerd-bin" # our own copies: their paths tell our shims from the cluster's
 
 KUBELET="${KUBELET:-patched}"
-FOCUS="${FOCUS:-\[sig-node\] Containers Lifecycle}"
-SKIP="${SKIP:-\[Serial\]|\[Disruptive\]|\[Slow\]}"
+DEFAULT_FOCUS='\[sig-node\] Containers Lifecycle'
+DEFAULT_SKIP='\[Serial\]|\[Disruptive\]|\[Slow\]'
+FOCUS="${FOCUS:-$DEFAULT_FOCUS}"
+SKIP="${SKIP:-$DEFAULT_SKIP}"
+load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 PROCS="${PROCS:-4}"
 TIMEOUT="${TIMEOUT:-2h}"
 
@@ -230,4 +233,28 @@ set -e
 elapsed=$((SECONDS - started))
 summary="$(grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' "$report/suite.log" | tail -n2 | tr '\n' ' ')"
 printf '%s\n' "KUBELET=$KUBELET $("$kubelet_bin" --version) elapsed=${elapsed}s exit=$status $summary" | tee "$report/summary" >&2
+
+# A run of the default focus is the one docs/prototyping.md reports: its
+# row (one per kubelet, the latest run) goes into the page's results block,
+# written here, never by hand.
+if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] &&
+  [[ "$summary" =~ Ran\ ([0-9]+)\ of\ ([0-9]+)\ Specs\ in\ ([0-9.]+)\ seconds.*--\ ([0-9]+)\ Passed\ \|\ ([0-9]+)\ Failed\ \|\ ([0-9]+)\ Pending\ \|\ ([0-9]+)\ Skipped ]]; then
+  specs_s="${BASH_REMATCH[3]%.*}"
+  printf '| %s, `%s` | %s | %s | %s | %s of %s | %dm%02ds | %dm%02ds | %s | %s |\n' \
+    "$KUBELET" "$("$kubelet_bin" --version | cut -d' ' -f2)" "${BASH_REMATCH[4]}" "${BASH_REMATCH[5]}" "${BASH_REMATCH[7]}" \
+    "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" $((specs_s / 60)) $((specs_s % 60)) $((SECONDS / 60)) $((SECONDS % 60)) \
+    "$(date -u '+%Y-%m-%d %H:%M UTC')" "$load_at_start" > "$E2E_DIR/result-$KUBELET.row"
+  if doc_has_block docs/prototyping.md e2e-node-results; then
+    {
+      echo "From \`make e2e-node\` (the default focus, $PROCS ginkgo processes) on $(nproc) cores, the latest run of each kubelet:"
+      echo
+      echo "| kubelet | passed | failed | skipped | specs run | specs' time | \`make e2e-node\` wall time | run | load average at the start |"
+      echo "| --- | ---: | ---: | ---: | --- | ---: | ---: | --- | --- |"
+      for k in patched upstream; do
+        [ ! -f "$E2E_DIR/result-$k.row" ] || cat "$E2E_DIR/result-$k.row"
+      done
+    } | write_doc_block docs/prototyping.md e2e-node-results
+    log "wrote the results block of docs/prototyping.md"
+  fi
+fi
 exit "$status"
