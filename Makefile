@@ -57,8 +57,9 @@ test: kubelet test-unit test-tools test-docs test-e2e-tools test-bench test-patc
 test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
 	go test -count=1 ./kubelet/... ./hack/images/...
 
-test-patch-roundtrip: ## import patches/vX.Y into a throwaway clone, export it again: the files come back byte for byte
-	hack/patches/check-patch-roundtrip.sh
+test-patch-roundtrip: ## every series (or K8S_VERSION's): import into a throwaway clone, export again, byte for byte; no patch rewrites an earlier one's lines
+	@if [ -n "$(K8S_VERSION)" ]; then hack/patches/check-patch-roundtrip.sh; else \
+	  for v in $$(hack/patches/k8s-version.sh --all | cut -d' ' -f1); do K8S_VERSION=$$v hack/patches/check-patch-roundtrip.sh || exit 1; done; fi
 
 test-upstream: ## upstream's unit tests of the packages the series touches, gate on and off
 	hack/patches/import-patches.sh
