@@ -269,13 +269,10 @@ func probeRateCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	tlsCfg := rest.CopyConfig(cfg)
-	tlsCfg.Host = *kubeletURL
-	tr, err := rest.TransportFor(tlsCfg)
+	km, err := newKubeletMetrics(cfg, *kubeletURL)
 	if err != nil {
 		return err
 	}
-	km := &kubeletMetrics{url: strings.TrimSuffix(*kubeletURL, "/"), client: &http.Client{Transport: tr}}
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -317,36 +314,7 @@ func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletM
 		pr.Probe = "Readiness" // the pod without ordering: the sidecar's plain readiness probe
 	}
 	scrape := func() (ProbeScrape, error) {
-		var s ProbeScrape
-		body, err := km.get(ctx, "/metrics/probes")
-		if err != nil {
-			return s, err
-		}
-		counts, err := ParseProbeMetrics(body, namespace)
-		body.Close()
-		if err != nil {
-			return s, err
-		}
-		for k, c := range counts {
-			if k.container == sidecarName(1) && k.probeType == pr.Probe && strings.HasPrefix(k.pod, "pr-") {
-				s.Runs += float64(c.Successful + c.Failed + c.Unknown)
-			}
-		}
-		if body, err = km.get(ctx, "/metrics"); err != nil {
-			return s, err
-		}
-		s.Extra, s.Limited, err = ParseExtraProbeRuns(body)
-		body.Close()
-		if err != nil {
-			return s, err
-		}
-		if pid != 0 {
-			if cpu, err := readProcCPU(pid); err == nil {
-				s.CPU = cpu.Seconds
-			}
-		}
-		s.At = time.Now().UnixNano()
-		return s, nil
+		return scrapeProbes(ctx, km, "pr-", sidecarName(1), pr.Probe, pid)
 	}
 	short := strings.NewReplacer("/", "-").Replace(w.Name)
 	start := time.Now()
@@ -430,6 +398,56 @@ func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletM
 		}
 	}
 	return pr
+}
+
+// newKubeletMetrics is a client of the kubelet's own endpoint with the
+// admin's client certificate and the cluster's CA, as for the API server:
+// the kubelet trusts the same CA.
+func newKubeletMetrics(cfg *rest.Config, url string) (*kubeletMetrics, error) {
+	tlsCfg := rest.CopyConfig(cfg)
+	tlsCfg.Host = url
+	tr, err := rest.TransportFor(tlsCfg)
+	if err != nil {
+		return nil, err
+	}
+	return &kubeletMetrics{url: strings.TrimSuffix(url, "/"), client: &http.Client{Transport: tr}}, nil
+}
+
+// scrapeProbes reads the kubelet's probe counters once: prober_probe_total
+// of the probe probeType of the container of every pod whose name starts
+// with prefix (every result), the fork's extra runs node-wide (0 from
+// upstream's kubelet), and the kubelet's CPU time (pid 0: not read).
+func scrapeProbes(ctx context.Context, km *kubeletMetrics, prefix, container, probeType string, pid int) (ProbeScrape, error) {
+	var s ProbeScrape
+	body, err := km.get(ctx, "/metrics/probes")
+	if err != nil {
+		return s, err
+	}
+	counts, err := ParseProbeMetrics(body, namespace)
+	body.Close()
+	if err != nil {
+		return s, err
+	}
+	for k, c := range counts {
+		if k.container == container && k.probeType == probeType && strings.HasPrefix(k.pod, prefix) {
+			s.Runs += float64(c.Successful + c.Failed + c.Unknown)
+		}
+	}
+	if body, err = km.get(ctx, "/metrics"); err != nil {
+		return s, err
+	}
+	s.Extra, s.Limited, err = ParseExtraProbeRuns(body)
+	body.Close()
+	if err != nil {
+		return s, err
+	}
+	if pid != 0 {
+		if cpu, err := readProcCPU(pid); err == nil {
+			s.CPU = cpu.Seconds
+		}
+	}
+	s.At = time.Now().UnixNano()
+	return s, nil
 }
 
 // deleteProbeRatePods deletes the pods and waits until they are gone, so
@@ -556,11 +574,18 @@ func ProbeRateGoals(runs []ProbeRate) []RateVerdict {
 
 func yesNo(b bool) string { return map[bool]string{true: "yes", false: "no"}[b] }
 
-// ProbeRateGoalsTable writes the verdicts as a markdown table.
+// ProbeRateGoalsTable writes the verdicts as a markdown table, a goal
+// named once for the ways judged against it in a row (as GoalsTable does).
 func ProbeRateGoalsTable(w io.Writer, verdicts []RateVerdict) {
 	fmt.Fprintln(w, "| goal | way | figure | met |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- |")
+	last := ""
 	for _, v := range verdicts {
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s |\n", v.Goal, v.Way, v.Figure, v.Met)
+		goal := v.Goal
+		if goal == last {
+			goal = ""
+		}
+		last = v.Goal
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s |\n", goal, v.Way, v.Figure, v.Met)
 	}
 }

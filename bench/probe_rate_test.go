@@ -179,3 +179,22 @@ func TestProbeRateGoals(t *testing.T) {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
+
+func TestProbeRateGoalsTable(t *testing.T) {
+	var b strings.Builder
+	ProbeRateGoalsTable(&b, []RateVerdict{
+		{Goal: "g1", Way: "fork/annotated", Figure: "1", Met: "yes"},
+		{Goal: "g1", Way: "fork/native-wait-ready", Figure: "2", Met: "no"},
+		{Goal: "g2", Way: "fork/annotated", Figure: "3", Met: "—"},
+		{Goal: "g1", Way: "fork/poststart", Figure: "4", Met: "yes"},
+	})
+	want := "| goal | way | figure | met |\n" +
+		"| --- | --- | --- | --- |\n" +
+		"| g1 | `fork/annotated` | 1 | yes |\n" +
+		"|  | `fork/native-wait-ready` | 2 | no |\n" +
+		"| g2 | `fork/annotated` | 3 | — |\n" +
+		"| g1 | `fork/poststart` | 4 | yes |\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("table (-want +got):\n%s", diff)
+	}
+}
