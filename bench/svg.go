@@ -21,6 +21,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -38,7 +39,7 @@ const (
 	labelWidth = 170
 	plotRight  = 20
 	rowHeight  = 16
-	headHeight = 34
+	headHeight = 42 // with one lane of event labels; each further lane adds eventLaneHeight
 	panelGap   = 14
 	topHeight  = 64
 )
@@ -85,20 +86,44 @@ func panelSpan(s Sample) (int64, int64) {
 // creation.
 func WriteTimeline(w io.Writer, title string, panels []Panel) error {
 	var span int64 = 1
-	height := topHeight
 	for _, p := range panels {
 		a, b := panelSpan(p.Sample)
 		if b-a > span {
 			span = b - a
 		}
-		height += headHeight + rowHeight*len(p.Sample.Containers) + panelGap
 	}
-	height += 10
 	plotW := float64(svgWidth - labelWidth - plotRight)
 	spanMS := float64(span) / 1e6
 	x := func(base, t int64) float64 {
 		return float64(labelWidth) + float64(t-base)/1e6/spanMS*plotW
 	}
+	// The pod events' labels of every panel, stacked on lanes where they
+	// fall close (a delete 10 ms after the pod is ready, say).
+	type eventLabel struct {
+		x, labelX float64 // the event's line, its label's centre
+		lane      int
+		name      string
+	}
+	labels := make([][]eventLabel, len(panels))
+	height := topHeight
+	for i, p := range panels {
+		var xs, widths []float64
+		for _, ev := range podEvents(p.Sample) {
+			ex := x(p.Sample.Create, ev.t)
+			wd := textWidth(ev.name, eventFontSize)
+			// Kept inside the picture.
+			lx := math.Min(math.Max(ex, wd/2+2), svgWidth-wd/2-2)
+			labels[i] = append(labels[i], eventLabel{x: ex, labelX: lx, name: ev.name})
+			xs, widths = append(xs, lx), append(widths, wd)
+		}
+		lanes := 1
+		for j, lane := range labelLanes(xs, widths, 4) {
+			labels[i][j].lane = lane
+			lanes = max(lanes, lane+1)
+		}
+		height += panelHead(lanes) + rowHeight*len(p.Sample.Containers) + panelGap
+	}
+	height += 10
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n",
 		svgWidth, height, svgWidth, height)
@@ -120,22 +145,25 @@ func WriteTimeline(w io.Writer, title string, panels []Panel) error {
 
 	y := float64(topHeight)
 	step := niceStep(spanMS)
-	for _, p := range panels {
+	for pi, p := range panels {
 		s := p.Sample
 		base := s.Create
 		rows := len(s.Containers)
-		top := y + headHeight
+		lanes := 1
+		for _, l := range labels[pi] {
+			lanes = max(lanes, l.lane+1)
+		}
+		top := y + float64(panelHead(lanes))
 		bottom := top + float64(rows*rowHeight)
 		label := p.Label
 		if v, ok := s.Metrics[p.Key]; ok {
 			label += fmt.Sprintf("   %s = %s ms", p.Key, fmtMS(v))
 		}
 		fmt.Fprintf(&b, `<text x="10" y="%.1f" font-weight="bold">%s</text>`+"\n", y+12, html.EscapeString(label))
-		// Axis ticks.
+		// Axis ticks (their labels come after the events' lines).
 		for t := 0.0; t <= spanMS+1e-9; t += step {
 			tx := float64(labelWidth) + t/spanMS*plotW
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e6e6e6"/>`+"\n", tx, top-4, tx, bottom)
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#888" text-anchor="middle" font-size="9">%s</text>`+"\n", tx, top-6, axisLabel(t, step))
 		}
 		// The measured interval.
 		if iv, ok := Intervals(&s)[p.Key]; ok {
@@ -146,17 +174,29 @@ func WriteTimeline(w io.Writer, title string, panels []Panel) error {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#ffd84d" fill-opacity="0.5"/>`+"\n",
 				x1, top-4, math.Max(x2-x1, 1.5), bottom-top+4)
 		}
-		// Pod events.
-		for _, ev := range []struct {
-			t    int64
-			name string
-		}{{s.Create, "create"}, {s.ContainersReady, "ready"}, {s.Delete, "delete"}, {s.Succeeded, "Succeeded"}, {s.Gone, "gone"}} {
-			if ev.t == 0 {
-				continue
-			}
-			ex := x(base, ev.t)
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#555" stroke-dasharray="3,2"/>`+"\n", ex, y+16, ex, bottom)
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#555" font-size="9" text-anchor="middle">%s</text>`+"\n", ex, y+24, ev.name)
+		// Pod events: the lines from their labels down, then the labels
+		// on a white ground, so that a line that passes a lower lane's
+		// label does not strike it through.
+		for _, l := range labels[pi] {
+			ly := y + eventFirstBaseline + float64(l.lane*eventLaneHeight)
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#555" stroke-dasharray="3,2"/>`+"\n", l.x, ly+2, l.x, bottom)
+		}
+		// The axis' labels on a white ground too: the create line always
+		// passes the "0ms".
+		for t := 0.0; t <= spanMS+1e-9; t += step {
+			tx := float64(labelWidth) + t/spanMS*plotW
+			text := axisLabel(t, step)
+			wd := textWidth(text, eventFontSize)
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="9" fill="white"/>`+"\n", tx-wd/2-1, top-13, wd+2)
+			fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" fill="#888" text-anchor="middle" font-size="9">%s</text>`+"\n", tx, top-6, text)
+		}
+		for _, l := range labels[pi] {
+			ly := y + eventFirstBaseline + float64(l.lane*eventLaneHeight)
+			wd := textWidth(l.name, eventFontSize)
+			// From the letters' top to their descenders' foot, no further:
+			// the lane above keeps its descenders.
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="9" fill="white"/>`+"\n", l.labelX-wd/2-1, ly-7, wd+2)
+			fmt.Fprintf(&b, `<text class="event" x="%.1f" y="%.1f" fill="#555" font-size="%g" text-anchor="middle">%s</text>`+"\n", l.labelX, ly, eventFontSize, l.name)
 		}
 		for i, c := range s.Containers {
 			ry := top + float64(i*rowHeight) + rowHeight/2
@@ -195,6 +235,63 @@ func WriteTimeline(w io.Writer, title string, panels []Panel) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// The pod events' labels: their font size, the baseline of the first lane
+// below the panel's title, and the height of a lane.
+const (
+	eventFontSize      = 9.0
+	eventFirstBaseline = 26
+	eventLaneHeight    = 10
+)
+
+// panelHead is the height of a panel's head (its title, the event labels
+// on lanes lanes, the axis' labels) above its first container.
+func panelHead(lanes int) int { return headHeight + (lanes-1)*eventLaneHeight }
+
+// podEvent is one of a pod's events drawn on its panel.
+type podEvent struct {
+	t    int64
+	name string
+}
+
+// podEvents are the pod's events that happened, in a fixed order.
+func podEvents(s Sample) []podEvent {
+	var out []podEvent
+	for _, ev := range []podEvent{{s.Create, "create"}, {s.ContainersReady, "ready"}, {s.Delete, "delete"}, {s.Succeeded, "Succeeded"}, {s.Gone, "gone"}} {
+		if ev.t != 0 {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// labelLanes puts labels (centred at xs, widths wide) on lanes 0, 1, ...:
+// in the order of their left edges, each goes on the first lane where it
+// starts at least gap after every label already there ends, so that
+// labels that would overprint each other are stacked instead.
+func labelLanes(xs, widths []float64, gap float64) []int {
+	order := make([]int, len(xs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return xs[order[a]]-widths[order[a]]/2 < xs[order[b]]-widths[order[b]]/2 })
+	lanes := make([]int, len(xs))
+	var ends []float64 // the right edge of each lane's labels so far
+	for _, i := range order {
+		left, right := xs[i]-widths[i]/2, xs[i]+widths[i]/2
+		lane := 0
+		for lane < len(ends) && left < ends[lane]+gap {
+			lane++
+		}
+		if lane == len(ends) {
+			ends = append(ends, right)
+		} else {
+			ends[lane] = math.Max(ends[lane], right)
+		}
+		lanes[i] = lane
+	}
+	return lanes
 }
 
 func axisLabel(t, step float64) string {
