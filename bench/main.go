@@ -21,7 +21,10 @@ limitations under the License.
 //	bench run -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR \
 //	    -ways fork/annotated,... -repeat N -out samples.jsonl
 //	    [-parallel P] [-kubelet-url https://127.0.0.1:PORT -kubelet-pid PID -kubelet-log FILE -segments segments.jsonl]
-//	bench report -samples samples.jsonl [-segments segments.jsonl] [-gobench go.txt] [-meta meta.md] -out DIR
+//	bench probe-rate -kubeconfig K -kubelet-url URL [-kubelet-pid PID] -ways ... -pods N -out probe-rates.jsonl
+//	bench density -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR -kubelet-url URL \
+//	    [-kubelet-pid PID -containerd-pid PID] -ways ... [-n 10,30] [-runs 3] [-seed S] -out density.jsonl
+//	bench report -samples samples.jsonl [-segments segments.jsonl] [-probe-rates F] [-density F] [-gobench go.txt] [-meta meta.md] -out DIR
 //
 // run creates the pods of one way at a time (-parallel lanes of them at
 // once, each lane one pod after another) and records, for each container, the CRI's
@@ -32,8 +35,11 @@ limitations under the License.
 // /metrics/probes, scraped once the containers are ready, and its log's
 // failed probe runs); every sample is appended to -out as one JSON line.
 // Each way's run is appended to -segments with the kubelet's CPU time over
-// it (/proc/<pid>/stat). report turns the samples into report.md (the
-// tables), samples.json, segments.json and one timeline SVG per scenario.
+// it (/proc/<pid>/stat). density creates N pods at once per way (see
+// density.go) and appends one JSON line per run. report turns the samples
+// into report.md (the tables), samples.json, segments.json, one timeline
+// SVG per scenario and a′ per way as a box plot (aprime.svg); with -density,
+// also the density table, density.json and its pictures (density-*.svg).
 package main
 
 import (
@@ -41,6 +47,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,7 +57,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|report [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -60,8 +68,10 @@ func main() {
 		err = reportCmd(os.Args[2:])
 	case "probe-rate":
 		err = probeRateCmd(os.Args[2:])
+	case "density":
+		err = densityCmd(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (want run, probe-rate or report)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (want run, probe-rate, density or report)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -130,6 +140,7 @@ func reportCmd(args []string) error {
 	meta := fs.String("meta", "", "markdown to put at the top (date, machine, load)")
 	segmentsPath := fs.String("segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
 	probeRatesPath := fs.String("probe-rates", "", "the runs (JSON lines) of bench probe-rate")
+	densityPath := fs.String("density", "", "the runs (JSON lines) of bench density")
 	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -156,6 +167,13 @@ func reportCmd(args []string) error {
 			return err
 		}
 	}
+	var densityRuns []DensityRun
+	if *densityPath != "" {
+		if densityRuns, err = ReadDensityRuns(*densityPath); err != nil {
+			return err
+		}
+	}
+	densitySums := SummarizeDensity(densityRuns)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -202,7 +220,9 @@ func reportCmd(args []string) error {
 	// README.
 	var goals strings.Builder
 	GoalsTable(&goals, Goals(sum, benches))
-	if v := ProbeRateGoals(probeRates); len(v) > 0 {
+	// The probe-rate and density verdicts share a table: one more table
+	// would be two more lines of the README, which has a bound.
+	if v := append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...); len(v) > 0 {
 		goals.WriteString("\n")
 		ProbeRateGoalsTable(&goals, v)
 	}
@@ -242,6 +262,17 @@ func reportCmd(args []string) error {
 		}
 	}
 	fmt.Fprintf(&md, "\n%d pods measured, %d with an error (their times are kept in samples.json but may be partial).\n", len(samples), errs)
+	if groups := SampleBoxGroups(sum, ways); len(groups) > 0 {
+		const name = "aprime.svg"
+		title := "a′: sidecar /ready turns 200 → first app start, every pod of every way"
+		if err := writeSVG(*out, name, func(w io.Writer) error {
+			return WriteBoxPlot(w, title, "milliseconds", groups, 250, "goal: p95 ≤ 250 ms")
+		}); err != nil {
+			return err
+		}
+		md.WriteString("\n## a′ per way\n\nEvery pod's a′ of the table above, way by way (the postStart way's apps wait for its hook).\n\n")
+		fmt.Fprintf(&md, "![%s](%s)\n", title, name)
+	}
 	var periods strings.Builder
 	if PeriodTable(&periods, sum, ways) {
 		md.WriteString("\n## a′ by the probes' periodSeconds\n\n")
@@ -268,6 +299,11 @@ func reportCmd(args []string) error {
 		if js, err := json.Marshal(probeRates); err != nil {
 			return err
 		} else if err := os.WriteFile(filepath.Join(*out, "probe-rates.json"), append(js, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if len(densityRuns) > 0 {
+		if err := densitySection(&md, *out, densityRuns, densitySums); err != nil {
 			return err
 		}
 	}
@@ -309,6 +345,74 @@ func reportCmd(args []string) error {
 		fmt.Fprintf(&md, "### %s\n\n![%s](%s)\n\n", title, title, name)
 	}
 	return os.WriteFile(filepath.Join(*out, "report.md"), []byte(md.String()), 0o644)
+}
+
+// writeSVG writes one picture into dir.
+func writeSVG(dir, name string, draw func(io.Writer) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	if err := draw(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// densitySection writes the density runs into the report: the table, the
+// pictures (density-*.svg) and density.json.
+func densitySection(md *strings.Builder, dir string, runs []DensityRun, sums []DensitySummary) error {
+	md.WriteString("\n## Many pods at once\n\n")
+	md.WriteString(DensityNote)
+	DensityTable(md, sums)
+	if l := DensityIdleLine(runs); l != "" {
+		md.WriteString("\n" + l + "\n")
+	}
+	js, err := densityJSON(runs, sums)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "density.json"), js, 0o644); err != nil {
+		return err
+	}
+	spread := func(v, lo, hi float64) (float64, float64, float64) {
+		if lo == hi {
+			return v, math.NaN(), math.NaN()
+		}
+		return v, lo, hi
+	}
+	pictures := []struct {
+		name, title string
+		draw        func(io.Writer, string) error
+	}{
+		{"density-ready.svg", "Time from the first create to every pod Ready, against the pods created at once",
+			func(w io.Writer, title string) error {
+				return WriteLineChart(w, title, "pods created at once", "seconds (p50 of the runs; bar: their range)",
+					DensityCurve(sums, func(s DensitySummary) (float64, float64, float64) {
+						return spread(s.AllReadyP50/1000, s.AllReadyMin/1000, s.AllReadyMax/1000)
+					}))
+			}},
+		{"density-cpu.svg", "The kubelet's CPU per pod above idle, against the pods created at once",
+			func(w io.Writer, title string) error {
+				return WriteLineChart(w, title, "pods created at once", "CPU ms per pod (p50 of the runs; bar: their range)",
+					DensityCurve(sums, func(s DensitySummary) (float64, float64, float64) {
+						return spread(s.KubeletPerPod, s.KubeletPerPodMin, s.KubeletPerPodMax)
+					}))
+			}},
+		{"density-aprime.svg", "a′ with many pods at once: sidecar /ready 200 → its app's start, every pod of every run",
+			func(w io.Writer, title string) error {
+				return WriteBoxPlot(w, title, "milliseconds", DensityBoxGroups(sums), 0, "")
+			}},
+	}
+	md.WriteString("\n")
+	for _, p := range pictures {
+		if err := writeSVG(dir, p.name, func(w io.Writer) error { return p.draw(w, p.title) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(md, "![%s](%s)\n\n", p.title, p.name)
+	}
+	return nil
 }
 
 func scenarioTitle(key string) string {

@@ -1,0 +1,874 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+// bench density: how the ways fare with a full node's worth of pods
+// starting at once (a rollout, a node reboot, a burst of Jobs). For each N
+// of a list and each way, N pods are created at once, each with one
+// sidecar its app waits for, whose /ready turns 200 after a delay drawn
+// from a seeded generator (0.5 to 3 s, the same delays for every way of a
+// run). Per run it records the time from the first create to every pod
+// Ready (the API server's watch), every pod's a′ (the sidecar's /ready
+// turning 200, from the test server's log, to the app's CRI start), the
+// kubelet's and containerd's CPU time (/proc/<pid>/stat) while the pods
+// start and while they go, and the kubelet's probe counters once a second
+// (as bench probe-rate scrapes them). Every run deletes its pods and waits
+// until they are gone from the API and the runtime before the next.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+)
+
+// densityLabel marks the pods of bench density, for its watch, its
+// clean-up and the probe counters it sums (their names start with
+// densityPodPrefix).
+const (
+	densityLabel     = "bench.sidecar-kubelet.io/density"
+	densityPodPrefix = "dn-"
+)
+
+// The range of the sidecars' READY_AFTER: as long as real sidecars take
+// (a proxy fetching its configuration, an agent registering), long
+// enough that the waited-on probes run many times, and spread so that the
+// sidecars turn ready at every phase of the probes' period.
+const (
+	densityReadyMin = 500 * time.Millisecond
+	densityReadyMax = 3 * time.Second
+)
+
+// DensityDelays is the READY_AFTER of the sidecar of each of the n pods of
+// run number run: uniform over [0.5 s, 3 s] in whole milliseconds, drawn
+// from a PCG seeded by seed, n and run, so that every way of a run meets
+// the same delays and a run can be repeated exactly.
+func DensityDelays(seed uint64, n, run int) []time.Duration {
+	rng := rand.New(rand.NewPCG(seed, uint64(n)<<32|uint64(uint32(run))))
+	steps := int64((densityReadyMax - densityReadyMin) / time.Millisecond)
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = densityReadyMin + time.Duration(rng.Int64N(steps+1))*time.Millisecond
+	}
+	return out
+}
+
+// ParseDensityList reads a list of pod counts such as "10,30,100": ""
+// and "0" are the empty list (no density runs).
+func ParseDensityList(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "0" {
+		return nil, nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("pod counts %q: %q is not a positive integer", s, f)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("pod counts %q: %d twice", s, n)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// densityProbe is the probe type whose runs a density run counts: the
+// sidecar's waited-on probe, or its plain readiness probe in pods without
+// ordering.
+func densityProbe(w Way) string {
+	if p := w.WaitedOnProbe(); p != "" {
+		return p
+	}
+	return "Readiness"
+}
+
+// densityPod is the way's pod of one sidecar (sc1) and its app, the
+// sidecar ready readyAfter after it starts.
+func densityPod(w Way, name string, readyAfter time.Duration) *v1.Pod {
+	pod := PodFor(w, KindService, 1, name)
+	pod.Labels[densityLabel] = "true"
+	for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			if list[i].Name != sidecarName(1) {
+				continue
+			}
+			for j := range list[i].Env {
+				if list[i].Env[j].Name == "READY_AFTER" {
+					list[i].Env[j].Value = readyAfter.String()
+				}
+			}
+		}
+	}
+	return pod
+}
+
+// densityPodName names pod i of a run; names repeat from run to run (the
+// previous run's pods are gone by then) and say what they are in the
+// kubelet's log.
+func densityPodName(w Way, n, run, i int) string {
+	return fmt.Sprintf("%s%s-n%d-r%d-%d", densityPodPrefix, strings.ReplaceAll(w.Name, "/", "-"), n, run, i)
+}
+
+// A CPUMark is the CPU time (user + system, seconds, /proc/<pid>/stat) of
+// the kubelet and of containerd at one moment; 0: not read. The start
+// times tell a restarted process (or a reused pid) apart.
+type CPUMark struct {
+	At              int64   `json:"at"` // Unix ns
+	Kubelet         float64 `json:"kubelet"`
+	Containerd      float64 `json:"containerd"`
+	KubeletStart    uint64  `json:"kubeletStart,omitempty"`
+	ContainerdStart uint64  `json:"containerdStart,omitempty"`
+}
+
+// DensityCPU are a run's CPU marks: the pods' start (first create → the
+// last pod Ready) and their end (the delete → the last pod gone). The
+// benchmark's own reading of the runtime and the logs falls between the
+// two, outside both.
+type DensityCPU struct {
+	Start  CPUMark `json:"start"`
+	Ready  CPUMark `json:"ready"`
+	Delete CPUMark `json:"delete"`
+	Gone   CPUMark `json:"gone"`
+}
+
+// DensityIdle is the kubelet's and containerd's CPU time with no pod of
+// ours, measured once before the runs on each kubelet.
+type DensityIdle struct {
+	Seconds    float64 `json:"seconds"` // wall time measured
+	Kubelet    float64 `json:"kubelet"` // CPU seconds over it
+	Containerd float64 `json:"containerd"`
+	// Which of the two were read (a process without a pid, or restarted
+	// while measured, is not).
+	KubeletKnown    bool `json:"kubeletKnown"`
+	ContainerdKnown bool `json:"containerdKnown"`
+}
+
+// DensityPod is one pod of a density run.
+type DensityPod struct {
+	Name       string  `json:"name"`
+	ReadyAfter float64 `json:"readyAfterMs"` // its sidecar's READY_AFTER
+	UID        string  `json:"uid,omitempty"`
+	Created    int64   `json:"created,omitempty"` // its create call returned, Unix ns
+	Ready      int64   `json:"ready,omitempty"`   // the watch saw it Ready
+	Gone       int64   `json:"gone,omitempty"`    // the watch saw it deleted
+	// Containers: the CRI's times and the test server's logged ones, read
+	// once every pod was Ready (bench run's recorder).
+	Containers []Container `json:"containers,omitempty"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// APrime is the pod's a′ in ms: its sidecar's /ready turning 200 → the
+// app's start, as bench run's scenario a0 computes it; false for a pod
+// without a sidecar or without those times.
+func (p DensityPod) APrime() (float64, bool) {
+	s := Sample{Kind: KindService, Sidecars: 1, Containers: p.Containers}
+	iv, ok := Intervals(&s)["a0"]
+	if !ok {
+		return 0, false
+	}
+	return ms(iv[0], iv[1]), true
+}
+
+// DensityRun is one run of one way at one N: a JSON line of bench density.
+type DensityRun struct {
+	Way     string `json:"way"`
+	Kubelet string `json:"kubelet"`
+	Probe   string `json:"probe"` // the probe type counted in Scrapes
+	N       int    `json:"n"`
+	Run     int    `json:"run"`
+	Seed    uint64 `json:"seed"`
+	// Unix ns: the first create call, the last pod's Ready on the watch,
+	// the delete call, the last pod's deletion on the watch.
+	Start    int64 `json:"start"`
+	AllReady int64 `json:"allReady,omitempty"`
+	Delete   int64 `json:"delete,omitempty"`
+	AllGone  int64 `json:"allGone,omitempty"`
+	// WatchRestarts: the watch was opened again while the pods ran; the
+	// times seen after it may be late.
+	WatchRestarts int           `json:"watchRestarts,omitempty"`
+	CPU           DensityCPU    `json:"cpu"`
+	Idle          DensityIdle   `json:"idle"`
+	Scrapes       []ProbeScrape `json:"scrapes"` // from just before the first create to every pod Ready
+	Pods          []DensityPod  `json:"pods"`
+	Error         string        `json:"error,omitempty"`
+}
+
+// AllReadyMs is the time from the first create to the last pod Ready.
+func (r DensityRun) AllReadyMs() (float64, bool) {
+	if r.AllReady == 0 || r.Start == 0 {
+		return 0, false
+	}
+	return ms(r.Start, r.AllReady), true
+}
+
+// APrimes are the a′ of the run's pods, ms, in pod order.
+func (r DensityRun) APrimes() []float64 {
+	var out []float64
+	for _, p := range r.Pods {
+		if v, ok := p.APrime(); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// CPUPerPodMs is a process's CPU time over the run's two windows (its
+// pods' start and their end) less its idle rate over the same wall time,
+// per pod, in ms; NaN when unknown. cpu picks the process of a mark, known
+// whether it was read at all.
+func (r DensityRun) CPUPerPodMs(cpu func(CPUMark) float64, idleCPU float64, known bool) float64 {
+	c := r.CPU
+	if !known || r.N == 0 || r.Idle.Seconds <= 0 {
+		return math.NaN()
+	}
+	for _, m := range []CPUMark{c.Start, c.Ready, c.Delete, c.Gone} {
+		if cpu(m) == 0 || m.At == 0 {
+			return math.NaN()
+		}
+	}
+	used := cpu(c.Ready) - cpu(c.Start) + cpu(c.Gone) - cpu(c.Delete)
+	wall := float64(c.Ready.At-c.Start.At+c.Gone.At-c.Delete.At) / 1e9
+	return (used - idleCPU/r.Idle.Seconds*wall) / float64(r.N) * 1000
+}
+
+// KubeletPerPodMs is the kubelet's CPU per pod above idle (CPUPerPodMs).
+func (r DensityRun) KubeletPerPodMs() float64 {
+	return r.CPUPerPodMs(func(m CPUMark) float64 { return m.Kubelet }, r.Idle.Kubelet, r.Idle.KubeletKnown)
+}
+
+// ContainerdPerPodMs is containerd's CPU per pod above idle.
+func (r DensityRun) ContainerdPerPodMs() float64 {
+	return r.CPUPerPodMs(func(m CPUMark) float64 { return m.Containerd }, r.Idle.Containerd, r.Idle.ContainerdKnown)
+}
+
+// restarted says whether the kubelet or containerd was restarted between
+// the run's marks (another process's CPU time would be mixed in).
+func (c DensityCPU) restarted() string {
+	var kubelet, containerd uint64
+	for _, m := range []CPUMark{c.Start, c.Ready, c.Delete, c.Gone} {
+		if m.KubeletStart != 0 {
+			if kubelet != 0 && m.KubeletStart != kubelet {
+				return "the kubelet was restarted during the run"
+			}
+			kubelet = m.KubeletStart
+		}
+		if m.ContainerdStart != 0 {
+			if containerd != 0 && m.ContainerdStart != containerd {
+				return "containerd was restarted during the run"
+			}
+			containerd = m.ContainerdStart
+		}
+	}
+	return ""
+}
+
+// spacedScrapes keeps scrapes at least gap apart, so that no one-second
+// rate is taken over a sliver of a second: the last scrape (taken when the
+// last pod turned Ready, at any moment) replaces the one before it when it
+// falls within gap of it, and the span still ends with it.
+func spacedScrapes(scrapes []ProbeScrape, gap time.Duration) []ProbeScrape {
+	var out []ProbeScrape
+	for i, s := range scrapes {
+		switch {
+		case len(out) == 0 || s.At-out[len(out)-1].At >= int64(gap):
+			out = append(out, s)
+		case i == len(scrapes)-1 && len(out) > 1:
+			out[len(out)-1] = s
+		}
+	}
+	return out
+}
+
+// ProbeRates are the run's probe rates from just before the first create
+// to every pod Ready, as bench probe-rate computes them.
+func (r DensityRun) ProbeRates() (Rates, error) {
+	sc := spacedScrapes(r.Scrapes, 500*time.Millisecond)
+	if len(sc) < 2 {
+		return Rates{}, fmt.Errorf("%s, %d pods: %d scrapes, need 2", r.Way, r.N, len(sc))
+	}
+	return ProbeRate{Way: r.Way, Pods: r.N, From: sc[0].At, To: sc[len(sc)-1].At, Scrapes: sc}.RatesOf()
+}
+
+// podsWatch follows a run's pods through one watch of their label: the
+// receive times of each one's first Ready and of its deletion.
+type podsWatch struct {
+	mu       sync.Mutex
+	names    map[string]bool // the run's pods
+	seen     map[string]bool // in an event or a list
+	ready    map[string]int64
+	gone     map[string]int64
+	failed   map[string]bool
+	restarts int
+	changed  chan struct{} // closed and replaced on every change
+}
+
+func newPodsWatch(names []string) *podsWatch {
+	pw := &podsWatch{names: map[string]bool{}, seen: map[string]bool{}, ready: map[string]int64{}, gone: map[string]int64{},
+		failed: map[string]bool{}, changed: make(chan struct{})}
+	for _, n := range names {
+		pw.names[n] = true
+	}
+	return pw
+}
+
+// podReady says whether a pod's Ready condition is true.
+func podReady(pod *v1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// observe records what one event (or the list after a reopened watch)
+// says of a pod, at now.
+func (pw *podsWatch) observe(pod *v1.Pod, deleted bool, now int64) {
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	if !pw.names[pod.Name] {
+		return
+	}
+	pw.seen[pod.Name] = true
+	if podReady(pod) && pw.ready[pod.Name] == 0 {
+		pw.ready[pod.Name] = now
+	}
+	if pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded {
+		pw.failed[pod.Name] = true // a service pod never ends by itself
+	}
+	if deleted && pw.gone[pod.Name] == 0 {
+		pw.gone[pod.Name] = now
+	}
+	close(pw.changed)
+	pw.changed = make(chan struct{})
+}
+
+// open lists the pods, records what the list shows (a pod that went in a
+// gap between watches is gone now) and watches from the list on.
+func (pw *podsWatch) open(ctx context.Context, pods corev1client.PodInterface, reopened bool) (watch.Interface, error) {
+	sel := metav1.ListOptions{LabelSelector: densityLabel + "=true"}
+	list, err := pods.List(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixNano()
+	present := map[string]bool{}
+	for i := range list.Items {
+		present[list.Items[i].Name] = true
+		pw.observe(&list.Items[i], false, now)
+	}
+	if reopened {
+		pw.mu.Lock()
+		pw.restarts++
+		for n := range pw.names {
+			if !present[n] && pw.gone[n] == 0 && pw.seen[n] {
+				pw.gone[n] = now
+			}
+		}
+		pw.mu.Unlock()
+	}
+	sel.ResourceVersion = list.ResourceVersion
+	return pods.Watch(ctx, sel)
+}
+
+// run follows the watch until ctx ends, opening it again when it ends.
+func (pw *podsWatch) run(ctx context.Context, pods corev1client.PodInterface, w watch.Interface) {
+	for {
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				break
+			}
+			if pod, ok := ev.Object.(*v1.Pod); ok {
+				pw.observe(pod, ev.Type == watch.Deleted, time.Now().UnixNano())
+			}
+		}
+		w.Stop()
+		for {
+			if ctx.Err() != nil {
+				return
+			}
+			var err error
+			if w, err = pw.open(ctx, pods, true); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+}
+
+// waitFor waits until cond holds of the watch's state, or timeout.
+func (pw *podsWatch) waitFor(timeout time.Duration, cond func(pw *podsWatch) bool) bool {
+	deadline := time.After(timeout)
+	for {
+		pw.mu.Lock()
+		ok, ch := cond(pw), pw.changed
+		pw.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return false
+		}
+	}
+}
+
+// densityRunner runs the density runs of one kubelet.
+type densityRunner struct {
+	cs            kubernetes.Interface
+	rec           *runner // the CRI and the pod logs, read as bench run reads them
+	km            *kubeletMetrics
+	kubeletPID    int
+	containerdPID int
+	seed          uint64
+	readyTimeout  time.Duration
+}
+
+// mark reads the kubelet's and containerd's CPU time.
+func (d *densityRunner) mark() CPUMark {
+	m := CPUMark{At: time.Now().UnixNano()}
+	if d.kubeletPID != 0 {
+		if c, err := readProcCPU(d.kubeletPID); err == nil {
+			m.Kubelet, m.KubeletStart = c.Seconds, c.StartTime
+		}
+	}
+	if d.containerdPID != 0 {
+		if c, err := readProcCPU(d.containerdPID); err == nil {
+			m.Containerd, m.ContainerdStart = c.Seconds, c.StartTime
+		}
+	}
+	return m
+}
+
+// idle measures both processes with no pod of ours for span.
+func (d *densityRunner) idle(span time.Duration) DensityIdle {
+	a := d.mark()
+	time.Sleep(span)
+	b := d.mark()
+	id := DensityIdle{Seconds: float64(b.At-a.At) / 1e9}
+	if a.Kubelet > 0 && b.Kubelet > 0 && a.KubeletStart == b.KubeletStart {
+		id.Kubelet, id.KubeletKnown = b.Kubelet-a.Kubelet, true
+	}
+	if a.Containerd > 0 && b.Containerd > 0 && a.ContainerdStart == b.ContainerdStart {
+		id.Containerd, id.ContainerdKnown = b.Containerd-a.Containerd, true
+	}
+	return id
+}
+
+// errNodeNotClear stops the runs: a run that leaves pods behind would
+// load the next.
+var errNodeNotClear = errors.New("the node is not clear of the run's pods")
+
+// measure runs one way with n pods at once; an error (wrapping
+// errNodeNotClear) means the pods could not be removed and the runs must
+// stop. The run's own failures are in its Error.
+func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle DensityIdle) (DensityRun, error) {
+	dr := DensityRun{Way: w.Name, Kubelet: w.Kubelet, Probe: densityProbe(w), N: n, Run: run, Seed: d.seed, Idle: idle}
+	var errMu sync.Mutex
+	fail := func(format string, a ...any) {
+		errMu.Lock()
+		defer errMu.Unlock()
+		if dr.Error != "" {
+			dr.Error += "; "
+		}
+		dr.Error += fmt.Sprintf(format, a...)
+	}
+	delays := DensityDelays(d.seed, n, run)
+	pods := make([]*v1.Pod, n)
+	names := make([]string, n)
+	dr.Pods = make([]DensityPod, n)
+	for i := range pods {
+		names[i] = densityPodName(w, n, run, i)
+		pods[i] = densityPod(w, names[i], delays[i])
+		dr.Pods[i] = DensityPod{Name: names[i], ReadyAfter: float64(delays[i]) / 1e6}
+	}
+	client := d.cs.CoreV1().Pods(namespace)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pw := newPodsWatch(names)
+	first, err := pw.open(wctx, client, false)
+	if err != nil {
+		fail("watch: %v", err)
+		return dr, nil
+	}
+	go pw.run(wctx, client, first)
+
+	scrape := func() (ProbeScrape, error) {
+		return scrapeProbes(ctx, d.km, densityPodPrefix, sidecarName(1), dr.Probe, d.kubeletPID)
+	}
+	base, err := scrape()
+	if err != nil {
+		fail("scrape: %v", err)
+		return dr, nil
+	}
+	dr.Scrapes = append(dr.Scrapes, base)
+	dr.CPU.Start = d.mark()
+	dr.Start = time.Now().UnixNano()
+	// Every pod at once: the client's QPS (100, burst 200) lets 100 go
+	// without waiting.
+	var wg sync.WaitGroup
+	for i := range pods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			created, err := client.Create(ctx, pods[i], metav1.CreateOptions{})
+			if err != nil {
+				fail("create %s: %v", names[i], err)
+				return
+			}
+			dr.Pods[i].Created = time.Now().UnixNano()
+			dr.Pods[i].UID = string(created.UID)
+		}()
+	}
+	// The counters once a second while the pods start.
+	scrapeCtx, stopScrapes := context.WithCancel(ctx)
+	scraped := make(chan []ProbeScrape, 1)
+	go func() {
+		var out []ProbeScrape
+		defer func() { scraped <- out }()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-scrapeCtx.Done():
+				return
+			case <-tick.C:
+			}
+			s, err := scrape()
+			if err != nil {
+				if scrapeCtx.Err() == nil {
+					fail("scrape: %v", err)
+				}
+				return
+			}
+			out = append(out, s)
+		}
+	}()
+	wg.Wait()
+	created := 0
+	for _, p := range dr.Pods {
+		if p.UID != "" {
+			created++
+		}
+	}
+	allReady := false
+	if created == n {
+		allReady = pw.waitFor(d.readyTimeout, func(pw *podsWatch) bool {
+			return len(pw.ready) == n || len(pw.failed) > 0
+		})
+	}
+	stopScrapes()
+	dr.Scrapes = append(dr.Scrapes, <-scraped...)
+	if last, err := scrape(); err == nil {
+		dr.Scrapes = append(dr.Scrapes, last)
+	} else {
+		fail("scrape: %v", err)
+	}
+	dr.CPU.Ready = d.mark()
+	pw.mu.Lock()
+	for i := range dr.Pods {
+		dr.Pods[i].Ready = pw.ready[names[i]]
+		dr.AllReady = max(dr.AllReady, dr.Pods[i].Ready)
+		if pw.failed[names[i]] {
+			dr.Pods[i].Error = "the pod ended by itself"
+		}
+	}
+	nReady, nFailed := len(pw.ready), len(pw.failed)
+	pw.mu.Unlock()
+	switch {
+	case created < n:
+		dr.AllReady = 0
+	case !allReady:
+		fail("%d of %d pods Ready after %s", nReady, n, d.readyTimeout)
+		dr.AllReady = 0
+	case nFailed > 0:
+		fail("%d pods ended by themselves", nFailed)
+		dr.AllReady = 0
+	default:
+		// What the runtime and the test server saw, read while every pod
+		// still runs (outside both CPU windows).
+		d.gather(&dr, pods, w.Style != "none")
+	}
+
+	dr.CPU.Delete = d.mark()
+	dr.Delete = time.Now().UnixNano()
+	sel := metav1.ListOptions{LabelSelector: densityLabel + "=true"}
+	if err := client.DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil && !apierrors.IsNotFound(err) {
+		fail("delete: %v", err)
+		return dr, fmt.Errorf("%w: delete: %v", errNodeNotClear, err)
+	}
+	// Every pod that was created goes.
+	goneAll := pw.waitFor(3*time.Minute, func(pw *podsWatch) bool {
+		for i := range dr.Pods {
+			if dr.Pods[i].UID != "" && pw.gone[names[i]] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	dr.CPU.Gone = d.mark()
+	pw.mu.Lock()
+	for i := range dr.Pods {
+		dr.Pods[i].Gone = pw.gone[names[i]]
+		dr.AllGone = max(dr.AllGone, dr.Pods[i].Gone)
+	}
+	dr.WatchRestarts = pw.restarts
+	pw.mu.Unlock()
+	if dr.WatchRestarts > 0 {
+		fail("the watch was reopened %d times: its times may be late", dr.WatchRestarts)
+	}
+	if why := dr.CPU.restarted(); why != "" {
+		fail("%s", why)
+	}
+	if !goneAll {
+		fail("pods still there 3 minutes after the delete")
+		dr.AllGone = 0
+		return dr, fmt.Errorf("%w: pods still in the API 3 minutes after their delete", errNodeNotClear)
+	}
+	if err := d.waitNodeClear(ctx, time.Minute); err != nil {
+		fail("%v", err)
+		return dr, fmt.Errorf("%w: %v", errNodeNotClear, err)
+	}
+	return dr, nil
+}
+
+// gather reads every pod's containers from the runtime and the test
+// server's log lines, as bench run's recorder does at a pod's end.
+func (d *densityRunner) gather(dr *DensityRun, pods []*v1.Pod, sidecarStyle bool) {
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i := range dr.Pods {
+		p := &dr.Pods[i]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			rec := d.rec.record(p.Name, p.UID)
+			var problems []string
+			p.Containers, problems = rec.finish(pods[i], sidecarStyle)
+			if len(problems) > 0 {
+				p.Error = strings.Join(problems, "; ")
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// waitNodeClear waits until the runtime runs no sandbox and no container
+// of a density pod: what the kubelet stops after the API object is gone.
+func (d *densityRunner) waitNodeClear(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	ns := map[string]string{"io.kubernetes.pod.namespace": namespace}
+	for {
+		left := 0
+		sb, err := d.rec.rt.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{Filter: &runtimeapi.PodSandboxFilter{
+			State: &runtimeapi.PodSandboxStateValue{State: runtimeapi.PodSandboxState_SANDBOX_READY}, LabelSelector: ns}})
+		if err == nil {
+			for _, s := range sb.Items {
+				if strings.HasPrefix(s.GetMetadata().GetName(), densityPodPrefix) {
+					left++
+				}
+			}
+		}
+		cs, err2 := d.rec.rt.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
+			State: &runtimeapi.ContainerStateValue{State: runtimeapi.ContainerState_CONTAINER_RUNNING}, LabelSelector: ns}})
+		if err2 == nil {
+			for _, c := range cs.Containers {
+				if strings.HasPrefix(c.Labels["io.kubernetes.pod.name"], densityPodPrefix) {
+					left++
+				}
+			}
+		}
+		if err == nil && err2 == nil && left == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the runtime still runs %d sandboxes and containers of the run's pods %s after they left the API (%v)",
+				left, timeout, errors.Join(err, err2))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func densityCmd(args []string) error {
+	fs := flag.NewFlagSet("density", flag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig of the cluster")
+	cri := fs.String("cri", "", "CRI endpoint of the node's runtime (unix://...): the containers' start times")
+	podLogs := fs.String("pod-logs", "", "the kubelet's podLogsDir: the sidecars' logged ready times")
+	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT)")
+	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc")
+	containerdPID := fs.Int("containerd-pid", 0, "containerd's pid: its CPU time from /proc (0: not measured)")
+	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go), all of the running kubelet (its goals compare fork/annotated, fork/native-wait-ready, fork/poststart, fork/no-sidecars and upstream/native-startup)")
+	counts := fs.String("n", "10,30", "pods created at once, a comma-separated list (\"0\": none)")
+	runs := fs.Int("runs", 3, "runs of every way at every N")
+	seed := fs.Uint64("seed", 28, "seed of the sidecars' ready delays: the same seed gives the same delays")
+	idleSpan := fs.Duration("idle", 8*time.Second, "how long to measure the kubelet and containerd with no pod, before the runs")
+	settle := fs.Duration("settle", 2*time.Second, "pause after a run's pods are gone, for the kubelet's clean-up")
+	readyTimeout := fs.Duration("timeout", 4*time.Minute, "how long a run's pods may take to be Ready")
+	out := fs.String("out", "", "file to append each run to (JSON lines)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *kubeconfig == "" || *cri == "" || *podLogs == "" || *kubeletURL == "" || *waysFlag == "" || *out == "" {
+		return errors.New("density: -kubeconfig, -cri, -pod-logs, -kubelet-url, -ways and -out are required")
+	}
+	ns, err := ParseDensityList(*counts)
+	if err != nil {
+		return fmt.Errorf("density: -n: %v", err)
+	}
+	if len(ns) == 0 {
+		return nil
+	}
+	if *runs < 1 {
+		return errors.New("density: -runs must be at least 1")
+	}
+	var ways []Way
+	for _, name := range strings.Split(*waysFlag, ",") {
+		w, ok := WayByName(name)
+		if !ok {
+			return fmt.Errorf("density: unknown way %q", name)
+		}
+		ways = append(ways, w)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	km, err := newKubeletMetrics(cfg, *kubeletURL)
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient(*cri, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ctx := context.Background()
+	rt := runtimeapi.NewRuntimeServiceClient(conn)
+	// bench run's recorder, without its poller: the pods are read once,
+	// while they all run, not followed every 50 ms (that would load the
+	// runtime whose CPU time is measured).
+	rec := &runner{cs: cs, rt: rt, podLogs: *podLogs}
+	rec.poller = &criPoller{rt: rt, recs: map[*criRecorder]bool{}}
+	if err := rec.setup(ctx); err != nil {
+		return err
+	}
+	d := &densityRunner{cs: cs, rec: rec, km: km, kubeletPID: *kubeletPID, containerdPID: *containerdPID,
+		seed: *seed, readyTimeout: *readyTimeout}
+	// The first pods after a kubelet restart see slow probes and
+	// networking: a run of a few pods that is not kept.
+	if _, err := d.measure(ctx, ways[0], min(5, ns[0]), -1, DensityIdle{}); err != nil {
+		return fmt.Errorf("density: the warm-up run: %v", err)
+	}
+	time.Sleep(*settle + time.Second)
+	idle := d.idle(*idleSpan)
+	fmt.Fprintf(os.Stderr, "  idle for %.1f s: kubelet %.2f s of CPU, containerd %.2f s\n", idle.Seconds, idle.Kubelet, idle.Containerd)
+	// The ways take turns within each N and run, so that a drift of the
+	// machine's load over the runs touches every way alike.
+	for run := 0; run < *runs; run++ {
+		for _, n := range ns {
+			for _, w := range ways {
+				dr, err := d.measure(ctx, w, n, run, idle)
+				line, jerr := json.Marshal(dr)
+				if jerr != nil {
+					return jerr
+				}
+				if _, werr := f.Write(append(line, '\n')); werr != nil {
+					return werr
+				}
+				fmt.Fprintf(os.Stderr, "  %s\n", densityRunLine(dr))
+				if err != nil {
+					return fmt.Errorf("density: %s, %d pods, run %d: %v", w.Name, n, run, err)
+				}
+				time.Sleep(*settle)
+			}
+		}
+	}
+	return nil
+}
+
+// densityRunLine is a run's progress line.
+func densityRunLine(dr DensityRun) string {
+	head := fmt.Sprintf("%-24s %3d pods, run %d:", dr.Way, dr.N, dr.Run)
+	if dr.Error != "" {
+		return head + " ERROR " + dr.Error
+	}
+	all, _ := dr.AllReadyMs()
+	ap := append([]float64(nil), dr.APrimes()...)
+	sort.Float64s(ap)
+	line := fmt.Sprintf("%s all Ready after %.1f s, a′ p50 %s ms, kubelet %s ms/pod above idle, containerd %s",
+		head, all/1000, fmtMS(Percentile(ap, 50)), fmtMS(dr.KubeletPerPodMs()), fmtMS(dr.ContainerdPerPodMs()))
+	if r, err := dr.ProbeRates(); err == nil {
+		line += fmt.Sprintf(", probe runs %.0f/s (%.0f extra, peak %.0f/s)", r.Runs, r.Extra, r.PeakExtra)
+	}
+	return line
+}
+
+// ReadDensityRuns reads a JSON-lines file of DensityRun.
+func ReadDensityRuns(path string) ([]DensityRun, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []DensityRun
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		var r DensityRun
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

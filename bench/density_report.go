@@ -1,0 +1,447 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+// The density runs in the report: one summary per way and pod count, the
+// table, the goals of issue 28, and the data of the pictures.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// DensitySummary is one way's figures at one pod count.
+type DensitySummary struct {
+	Way, Kubelet string
+	N            int
+	Runs, Failed int      // runs without and with an error
+	Errors       []string // the failed runs' errors
+	// Over the runs without an error: the time from the first create to
+	// every pod Ready (each run's, and their nearest-rank p50, min, max),
+	// every pod's a′, the kubelet's and containerd's CPU ms per pod above
+	// idle (p50 of the runs) and the probe runs per second while the pods
+	// started (p50 of the runs). NaN: no figure.
+	AllReadyMs                         []float64
+	AllReadyP50                        float64
+	AllReadyMin, AllReadyMax           float64
+	APrimes                            []float64 // sorted
+	APrimeP50, APrimeP95               float64
+	KubeletPerPod                      float64
+	KubeletPerPodMin, KubeletPerPodMax float64
+	ContainerdPerPod                   float64
+	Periodic, Extra, Limited           float64
+	RatesKnown                         bool
+	// The extra runs' highest mean and one-second rate over every run,
+	// failed ones too: the bound must hold always.
+	PeakExtra, MaxMeanExtra float64
+	ExtraRatesKnown         bool
+}
+
+// p50 is the nearest-rank median of values (NaN for none).
+func p50(values []float64) float64 {
+	v := append([]float64(nil), values...)
+	sort.Float64s(v)
+	return Percentile(v, 50)
+}
+
+// minMax are the smallest and largest of values (NaN for none).
+func minMax(values []float64) (float64, float64) {
+	if len(values) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	lo, hi := values[0], values[0]
+	for _, v := range values[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
+}
+
+// wayOrder is a way's place in Ways (unknown ways after them).
+func wayOrder(name string) int {
+	for i, w := range Ways {
+		if w.Name == name {
+			return i
+		}
+	}
+	return len(Ways)
+}
+
+// SummarizeDensity groups the runs by way and pod count, in the order of
+// Ways, then by pod count.
+func SummarizeDensity(runs []DensityRun) []DensitySummary {
+	type key struct {
+		way string
+		n   int
+	}
+	byKey := map[key]*DensitySummary{}
+	var keys []key
+	type acc struct{ kubelet, containerd, periodic, extra, limited []float64 }
+	accs := map[key]*acc{}
+	for _, r := range runs {
+		k := key{r.Way, r.N}
+		s := byKey[k]
+		if s == nil {
+			s = &DensitySummary{Way: r.Way, Kubelet: r.Kubelet, N: r.N}
+			byKey[k] = s
+			accs[k] = &acc{}
+			keys = append(keys, k)
+		}
+		a := accs[k]
+		rates, ratesErr := r.ProbeRates()
+		if ratesErr == nil {
+			s.PeakExtra = max(s.PeakExtra, rates.PeakExtra)
+			s.MaxMeanExtra = max(s.MaxMeanExtra, rates.Extra)
+			s.ExtraRatesKnown = true
+		}
+		if r.Error != "" {
+			s.Failed++
+			s.Errors = append(s.Errors, fmt.Sprintf("run %d: %s", r.Run, r.Error))
+			continue
+		}
+		s.Runs++
+		if v, ok := r.AllReadyMs(); ok {
+			s.AllReadyMs = append(s.AllReadyMs, v)
+		}
+		s.APrimes = append(s.APrimes, r.APrimes()...)
+		if v := r.KubeletPerPodMs(); !math.IsNaN(v) {
+			a.kubelet = append(a.kubelet, v)
+		}
+		if v := r.ContainerdPerPodMs(); !math.IsNaN(v) {
+			a.containerd = append(a.containerd, v)
+		}
+		if ratesErr == nil {
+			a.periodic = append(a.periodic, rates.Periodic)
+			a.extra = append(a.extra, rates.Extra)
+			a.limited = append(a.limited, rates.Limited)
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		if oi, oj := wayOrder(keys[i].way), wayOrder(keys[j].way); oi != oj {
+			return oi < oj
+		}
+		if keys[i].way != keys[j].way {
+			return keys[i].way < keys[j].way
+		}
+		return keys[i].n < keys[j].n
+	})
+	out := make([]DensitySummary, 0, len(keys))
+	for _, k := range keys {
+		s, a := byKey[k], accs[k]
+		sort.Float64s(s.APrimes)
+		s.AllReadyP50 = p50(s.AllReadyMs)
+		s.AllReadyMin, s.AllReadyMax = minMax(s.AllReadyMs)
+		s.APrimeP50, s.APrimeP95 = Percentile(s.APrimes, 50), Percentile(s.APrimes, 95)
+		s.KubeletPerPod = p50(a.kubelet)
+		s.KubeletPerPodMin, s.KubeletPerPodMax = minMax(a.kubelet)
+		s.ContainerdPerPod = p50(a.containerd)
+		s.Periodic, s.Extra, s.Limited = p50(a.periodic), p50(a.extra), p50(a.limited)
+		s.RatesKnown = len(a.extra) > 0
+		out = append(out, *s)
+	}
+	return out
+}
+
+// DensityNote explains the density table.
+const DensityNote = "`bench density`: for each pod count N and way, N pods created at once, each with one sidecar its app\n" +
+	"waits for (the way's kind of sidecar; `fork/no-sidecars`: the same two containers without ordering), whose /ready\n" +
+	"turns 200 between 0.5 and 3 s after it starts (drawn from a seeded generator: every way of a run meets the same\n" +
+	"delays). The ways take turns within each run; every run deletes its pods and waits until neither the API nor the\n" +
+	"runtime has any left.\n\n" +
+	"- *all Ready*: the first create call → the last pod's Ready condition on an API watch; p50 (nearest rank) of the\n" +
+	"  runs, their range in brackets.\n" +
+	"- *a′*: every pod of every run, its sidecar's /ready turning 200 (the test server's log) → its app's start (CRI).\n" +
+	"- *CPU per pod above idle*: the process's CPU time (`/proc/<pid>/stat`) while the pods start (first create → all\n" +
+	"  Ready) and while they go (delete → all gone), less its idle rate over the same time, divided by N; p50 of the\n" +
+	"  runs. containerd's is its daemon's alone: the shims and runc are processes of their own. Both include the\n" +
+	"  benchmark's own scrapes of the kubelet's metrics, once a second, alike for every way.\n" +
+	"- *probe runs/s*: the sidecars' waited-on probe (`prober_probe_total`; `fork/no-sidecars`: their readiness probe)\n" +
+	"  over the pods' start, periodic and the fork's extra runs (`kubelet_sidecar_extra_probe_runs_total`) apart;\n" +
+	"  *peak*: the highest one-second rate of extra runs in any run; *held back*: extra runs the node-wide bound refused.\n\n"
+
+// DensityTable writes the summaries as a markdown table, and the failed
+// runs below it.
+func DensityTable(w io.Writer, sums []DensitySummary) {
+	fmt.Fprintln(w, "| way | pods | runs | all Ready, p50 s (range) | a′ p50 / p95 ms (pods) | kubelet CPU ms/pod above idle | containerd CPU ms/pod above idle | probe runs/s: periodic + extra | extra runs/s, peak | held back/s |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var failed []string
+	for _, s := range sums {
+		runs := fmt.Sprint(s.Runs)
+		if s.Failed > 0 {
+			runs += fmt.Sprintf(" (%d failed)", s.Failed)
+		}
+		ready := "—"
+		if len(s.AllReadyMs) > 0 {
+			ready = fmt.Sprintf("%.2f (%.2f–%.2f)", s.AllReadyP50/1000, s.AllReadyMin/1000, s.AllReadyMax/1000)
+		}
+		aPrime := "—"
+		if len(s.APrimes) > 0 {
+			aPrime = fmt.Sprintf("%s / %s (%d)", fmtMS(s.APrimeP50), fmtMS(s.APrimeP95), len(s.APrimes))
+		}
+		rates, peak, held := "—", "—", "—"
+		if s.RatesKnown {
+			rates = fmt.Sprintf("%.0f + %.0f", s.Periodic, s.Extra)
+			held = fmt.Sprintf("%.0f", s.Limited)
+		}
+		if s.ExtraRatesKnown {
+			peak = fmt.Sprintf("%.0f", s.PeakExtra)
+		}
+		fmt.Fprintf(w, "| `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Way, s.N, runs, ready, aPrime,
+			fmtMS(s.KubeletPerPod), fmtMS(s.ContainerdPerPod), rates, peak, held)
+		for _, e := range s.Errors {
+			failed = append(failed, fmt.Sprintf("- `%s`, %d pods, %s", s.Way, s.N, strings.ReplaceAll(e, "\n", " ")))
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "\nFailed runs (left out of the figures, but not of the extra runs' peak):\n\n%s\n", strings.Join(failed, "\n"))
+	}
+}
+
+// DensityIdleLine describes the idle measurements behind the runs, one per
+// kubelet.
+func DensityIdleLine(runs []DensityRun) string {
+	seen := map[string]bool{}
+	var parts []string
+	for _, r := range runs {
+		if seen[r.Kubelet] || r.Idle.Seconds <= 0 {
+			continue
+		}
+		seen[r.Kubelet] = true
+		k, c := "unknown", "unknown"
+		if r.Idle.KubeletKnown {
+			k = fmt.Sprintf("%.1f%% of a core", r.Idle.Kubelet/r.Idle.Seconds*100)
+		}
+		if r.Idle.ContainerdKnown {
+			c = fmt.Sprintf("%.1f%%", r.Idle.Containerd/r.Idle.Seconds*100)
+		}
+		parts = append(parts, fmt.Sprintf("with the %s kubelet, over %.0f s: the kubelet %s, containerd %s", r.Kubelet, r.Idle.Seconds, k, c))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Idle, no pod of ours (measured before the runs): " + strings.Join(parts, "; ") + "."
+}
+
+// The density goals' bounds.
+const (
+	// DensityCPURatio bounds the fork's kubelet CPU per pod against the
+	// same pods' without sidecars on the same kubelet.
+	DensityCPURatio = 1.25
+)
+
+// densityFork are the ways whose cost the density goals judge: the fork's
+// two ways of waiting for a ready sidecar.
+var densityFork = []string{"fork/annotated", "fork/native-wait-ready"}
+
+// DensityGoals judges the fork's ways of the density runs against issue 28:
+// its kubelet CPU per pod at the largest N within 1.25× of the same pods'
+// without sidecars, and no more per pod than at the smallest N; its extra
+// probe runs never above the node-wide bound (in any one second: the bound
+// and its burst); its time to all Ready at the largest N no later than the
+// postStart workaround's and upstream's native sidecars' (p50 of the runs).
+func DensityGoals(sums []DensitySummary) []RateVerdict {
+	get := func(way string, n int) *DensitySummary {
+		for i := range sums {
+			if sums[i].Way == way && sums[i].N == n {
+				return &sums[i]
+			}
+		}
+		return nil
+	}
+	counts := func(way string, ok func(*DensitySummary) bool) []int {
+		var out []int
+		for i := range sums {
+			if sums[i].Way == way && ok(&sums[i]) {
+				out = append(out, sums[i].N)
+			}
+		}
+		sort.Ints(out)
+		return out
+	}
+	// Figures are compared as the table shows them (0.1 ms, 1 ms), so that
+	// a verdict never turns on a float's last digit.
+	shown := func(v, unit float64) float64 { return math.Round(v/unit) * unit }
+	var cpus, bounds, readies []RateVerdict
+	for _, way := range densityFork {
+		if len(counts(way, func(*DensitySummary) bool { return true })) == 0 {
+			continue
+		}
+		// CPU per pod.
+		hasCPU := func(s *DensitySummary) bool { return !math.IsNaN(s.KubeletPerPod) }
+		cpu := RateVerdict{Goal: fmt.Sprintf("kubelet CPU per pod, many pods at once: ≤ %.2f× `fork/no-sidecars`' at the largest N, and no more than at the smallest", DensityCPURatio),
+			Way: way, Figure: "—", Met: "—"}
+		if ns := counts(way, hasCPU); len(ns) > 0 {
+			small, large := get(way, ns[0]), get(way, ns[len(ns)-1])
+			cpu.Figure = fmt.Sprintf("%s ms at %d pods", fmtMS(large.KubeletPerPod), large.N)
+			met, known := true, false
+			if ns2 := get("fork/no-sidecars", large.N); ns2 != nil && hasCPU(ns2) {
+				cpu.Figure += fmt.Sprintf(" (`fork/no-sidecars` %s)", fmtMS(ns2.KubeletPerPod))
+				met, known = shown(large.KubeletPerPod, 0.1) <= shown(DensityCPURatio*ns2.KubeletPerPod, 0.1), true
+			}
+			if small.N != large.N {
+				cpu.Figure += fmt.Sprintf(", %s ms at %d pods", fmtMS(small.KubeletPerPod), small.N)
+				met, known = met && shown(large.KubeletPerPod, 0.1) <= shown(small.KubeletPerPod, 0.1), true
+			}
+			if known {
+				cpu.Met = yesNo(met)
+			}
+		}
+		// The extra runs' bound, at every N.
+		bound := RateVerdict{Goal: fmt.Sprintf("extra probe runs while many pods start: ≤ %d/s node-wide, no second above %d",
+			ExtraRunsPerSecond, ExtraRunsPerSecond+ExtraRunsBurst), Way: way, Figure: "—", Met: "—"}
+		if ns := counts(way, func(s *DensitySummary) bool { return s.ExtraRatesKnown }); len(ns) > 0 {
+			worstMean, worstPeak, peakN := 0.0, 0.0, ns[0]
+			for _, n := range ns {
+				s := get(way, n)
+				worstMean = max(worstMean, s.MaxMeanExtra)
+				if s.PeakExtra >= worstPeak {
+					worstPeak, peakN = s.PeakExtra, n
+				}
+			}
+			bound.Figure = fmt.Sprintf("mean ≤ %.0f/s, peak %.0f/s (%d pods)", worstMean, worstPeak, peakN)
+			bound.Met = yesNo(shown(worstMean, 1) <= ExtraRunsPerSecond && shown(worstPeak, 1) <= ExtraRunsPerSecond+ExtraRunsBurst)
+		}
+		// Time to all Ready at the largest N the way and a rival share.
+		ready := RateVerdict{Goal: "all pods Ready, the largest N at once (p50 of runs): no later than `fork/poststart` and `upstream/native-startup`",
+			Way: way, Figure: "—", Met: "—"}
+		hasReady := func(s *DensitySummary) bool { return !math.IsNaN(s.AllReadyP50) }
+		if ns := counts(way, hasReady); len(ns) > 0 {
+			for i := len(ns) - 1; i >= 0; i-- {
+				s := get(way, ns[i])
+				var against []string
+				met := true
+				for _, rival := range []string{"fork/poststart", "upstream/native-startup"} {
+					if r := get(rival, s.N); r != nil && hasReady(r) {
+						against = append(against, fmt.Sprintf("`%s` %.2f s", rival, r.AllReadyP50/1000))
+						met = met && shown(s.AllReadyP50, 1) <= shown(r.AllReadyP50, 1)
+					}
+				}
+				if len(against) == 0 {
+					continue
+				}
+				ready.Figure = fmt.Sprintf("%.2f s at %d pods (%s)", s.AllReadyP50/1000, s.N, strings.Join(against, ", "))
+				ready.Met = yesNo(met)
+				break
+			}
+		}
+		cpus, bounds, readies = append(cpus, cpu), append(bounds, bound), append(readies, ready)
+	}
+	return append(append(cpus, bounds...), readies...)
+}
+
+// DensityCurve is one figure of the summaries against the pod count, one
+// series per way: y of a summary, and its spread (NaN: none).
+func DensityCurve(sums []DensitySummary, y func(DensitySummary) (v, lo, hi float64)) []Series {
+	var out []Series
+	at := map[string]int{}
+	for _, s := range sums {
+		v, lo, hi := y(s)
+		if math.IsNaN(v) {
+			continue
+		}
+		i, ok := at[s.Way]
+		if !ok {
+			i = len(out)
+			at[s.Way] = i
+			out = append(out, Series{Name: s.Way, Color: wayColor(s.Way)})
+		}
+		out[i].Points = append(out[i].Points, SeriesPoint{X: float64(s.N), Y: v, Lo: lo, Hi: hi})
+	}
+	return out
+}
+
+// DensityBoxGroups are the a′ of every way at every pod count, grouped by
+// the pod count first, so that the ways at one N sit together.
+func DensityBoxGroups(sums []DensitySummary) []BoxGroup {
+	order := append([]DensitySummary(nil), sums...)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].N < order[j].N })
+	var out []BoxGroup
+	for _, s := range order {
+		if len(s.APrimes) == 0 {
+			continue
+		}
+		out = append(out, BoxGroup{Label: fmt.Sprintf("%s, %d pods", s.Way, s.N), Color: wayColor(s.Way), Values: s.APrimes})
+	}
+	return out
+}
+
+// SampleBoxGroups are the a′ (scenario a0) of bench run's samples, one
+// group per way in report order.
+func SampleBoxGroups(sum map[string]map[string]*Stats, ways []string) []BoxGroup {
+	var out []BoxGroup
+	for _, w := range ways {
+		if st := sum["a0"][w]; st != nil && len(st.SamplesMillis) > 0 {
+			out = append(out, BoxGroup{Label: w, Color: wayColor(w), Values: st.SamplesMillis})
+		}
+	}
+	return out
+}
+
+// densityJSON is density.json: every run, and the summaries with unknown
+// figures as null (JSON has no NaN).
+func densityJSON(runs []DensityRun, sums []DensitySummary) ([]byte, error) {
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	type summary struct {
+		Way              string    `json:"way"`
+		Kubelet          string    `json:"kubelet"`
+		N                int       `json:"n"`
+		Runs             int       `json:"runs"`
+		Failed           int       `json:"failed"`
+		Errors           []string  `json:"errors,omitempty"`
+		AllReadyMs       []float64 `json:"allReadyMs"`
+		AllReadyP50Ms    *float64  `json:"allReadyP50Ms"`
+		APrimeP50Ms      *float64  `json:"aPrimeP50Ms"`
+		APrimeP95Ms      *float64  `json:"aPrimeP95Ms"`
+		APrimePods       int       `json:"aPrimePods"`
+		KubeletCPUPerPod *float64  `json:"kubeletCpuMsPerPodAboveIdle"`
+		ContainerdPerPod *float64  `json:"containerdCpuMsPerPodAboveIdle"`
+		PeriodicPerSec   *float64  `json:"periodicProbeRunsPerSecond"`
+		ExtraPerSec      *float64  `json:"extraProbeRunsPerSecond"`
+		LimitedPerSec    *float64  `json:"heldBackPerSecond"`
+		PeakExtraPerSec  *float64  `json:"peakExtraProbeRunsPerSecond"`
+	}
+	var out struct {
+		Summaries []summary    `json:"summaries"`
+		Runs      []DensityRun `json:"runs"`
+	}
+	out.Runs = runs
+	for _, s := range sums {
+		js := summary{Way: s.Way, Kubelet: s.Kubelet, N: s.N, Runs: s.Runs, Failed: s.Failed, Errors: s.Errors,
+			AllReadyMs: s.AllReadyMs, AllReadyP50Ms: num(s.AllReadyP50), APrimeP50Ms: num(s.APrimeP50), APrimeP95Ms: num(s.APrimeP95),
+			APrimePods: len(s.APrimes), KubeletCPUPerPod: num(s.KubeletPerPod), ContainerdPerPod: num(s.ContainerdPerPod)}
+		if s.RatesKnown {
+			js.PeriodicPerSec, js.ExtraPerSec, js.LimitedPerSec = num(s.Periodic), num(s.Extra), num(s.Limited)
+		}
+		if s.ExtraRatesKnown {
+			js.PeakExtraPerSec = num(s.PeakExtra)
+		}
+		out.Summaries = append(out.Summaries, js)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
