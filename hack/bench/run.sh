@@ -12,8 +12,13 @@
 #   4. after the ways of each kubelet, bench probe-rate: N pods at once, each
 #      with one sidecar that never turns ready, and the kubelet's probe runs
 #      per second (periodic and extra) while they all wait
-#   5. BenchmarkComputePodActions, both trees, runs interleaved
-#   6. bench report: report.md, samples.json, probe-rates.json, timeline-*.svg
+#   5. then bench density: for each N of BENCH_DENSITY, N pods at once, each
+#      with one sidecar its app waits for (ready after 0.5 to 3 s): the time
+#      to all Ready, a', the kubelet's and containerd's CPU per pod, the
+#      probe runs per second; every run's pods gone before the next
+#   6. BenchmarkComputePodActions, both trees, runs interleaved
+#   7. bench report: report.md, goals.md, samples.json, probe-rates.json,
+#      density.json, timeline-*.svg, aprime.svg, density-*.svg
 #
 # Env:
 #   BENCH_REPEAT=N   repeats of every pod of every way (default 2; 8 gives
@@ -33,7 +38,7 @@
 #                    run one after the other; BENCH_PARALLEL=1 measures one
 #                    pod at a time
 #   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go;
-#                    none: only the probe-rate runs)
+#                    none: only the probe-rate and density runs)
 #   BENCH_FORK_KUBELET=path  the fork's kubelet to measure (default the
 #                    built one, _output/vX.Y.Z/bin/kubelet), e.g. a build
 #                    of an earlier series; the cluster gets the built one
@@ -42,6 +47,19 @@
 #                    50; 0 skips them); BENCH_PROBE_RATE_WAYS=... their ways
 #                    (default fork/annotated, fork/native-wait-ready,
 #                    fork/no-sidecars, upstream/native-startup)
+#   BENCH_DENSITY=N,...  pods created at once in the density runs (default
+#                    10,30; 10,30,100 is the full list; 0 or empty skips
+#                    them). Each way runs BENCH_DENSITY_RUNS times (default
+#                    3) at each N, the ways taking turns; the default list
+#                    adds about 8 minutes on 2 cores (30 runs of 10 or 30
+#                    pods, each the pods' start, their deletion and 2 s for
+#                    the kubelet's clean-up, plus a warm-up run and 8 s of
+#                    idle per kubelet); 100 pods add about as much again per
+#                    way. BENCH_DENSITY_WAYS=... their ways (default
+#                    fork/annotated, fork/native-wait-ready, fork/poststart,
+#                    fork/no-sidecars, upstream/native-startup: the goals
+#                    compare these); BENCH_DENSITY_SEED=S the seed of the
+#                    sidecars' ready delays (default 28: every run the same)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster/lib.sh)
@@ -70,19 +88,31 @@ parallel="${BENCH_PARALLEL:-4}"
 all_ways="fork/annotated,fork/annotated-p10,fork/native-startup,fork/native-wait-ready,fork/native-wait-ready-p10"
 all_ways+=",fork/poststart,fork/poststart-p10,fork/no-sidecars,upstream/native-startup,upstream/no-sidecars"
 ways="${BENCH_WAYS:-$all_ways}"
-[ "$ways" != none ] || ways="" # BENCH_WAYS=none: only the probe-rate runs
+[ "$ways" != none ] || ways="" # BENCH_WAYS=none: only the probe-rate and density runs
 rate_pods="${BENCH_PROBE_RATE_PODS:-50}"
 [[ "$rate_pods" =~ ^[0-9]+$ ]] || die "BENCH_PROBE_RATE_PODS must be a number, not '$rate_pods'"
 rate_ways="${BENCH_PROBE_RATE_WAYS:-fork/annotated,fork/native-wait-ready,fork/no-sidecars,upstream/native-startup}"
 [ "$rate_pods" != 0 ] || rate_ways=""
+density="${BENCH_DENSITY-10,30}" # set and empty: no density runs
+[[ "$density" =~ ^(0|[1-9][0-9]*(,[1-9][0-9]*)*)?$ ]] || die "BENCH_DENSITY must be a comma-separated list of pod counts (or 0), not '$density'"
+[ "$density" != 0 ] || density=""
+[ -z "$(tr ',' '\n' <<< "$density" | sort | uniq -d)" ] || die "BENCH_DENSITY names a pod count twice: '$density'"
+density_runs="${BENCH_DENSITY_RUNS:-3}"
+[[ "$density_runs" =~ ^[1-9][0-9]*$ ]] || die "BENCH_DENSITY_RUNS must be a positive integer, not '$density_runs'"
+density_seed="${BENCH_DENSITY_SEED:-28}"
+[[ "$density_seed" =~ ^[0-9]+$ ]] || die "BENCH_DENSITY_SEED must be a number, not '$density_seed'"
+density_ways="${BENCH_DENSITY_WAYS:-fork/annotated,fork/native-wait-ready,fork/poststart,fork/no-sidecars,upstream/native-startup}"
+[ -n "$density" ] || density_ways=""
 fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
 upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
 fork_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^fork/' | paste -sd, || true)"
 upstream_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^upstream/' | paste -sd, || true)"
+fork_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^fork/' | paste -sd, || true)"
+upstream_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^upstream/' | paste -sd, || true)"
 
 # What it needs: both kubelets, the test server image, the bench program.
 "$ROOT/hack/patches/build-kubelet.sh"
-[ -z "$upstream_ways$upstream_rate_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
+[ -z "$upstream_ways$upstream_rate_ways$upstream_density_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
 "$ROOT/hack/images/build.sh"
 work="$OUTPUT/bench/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$work"
@@ -128,7 +158,7 @@ trap cleanup EXIT
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 {
-  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` with BENCH_REPEAT=$repeat and BENCH_PARALLEL=$parallel, on $(nproc) cores"
+  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` with BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel and BENCH_DENSITY=${density:-0}, on $(nproc) cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)),"
   echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
   echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
@@ -138,6 +168,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 samples="$work/samples.jsonl"
 segments="$work/segments.jsonl"
 rates="$work/probe-rates.jsonl"
+densities="$work/density.jsonl"
 touch "$samples"
 # The kubelet's probe counts come from its own endpoint and its log (--v >= 1
 # logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
@@ -156,7 +187,18 @@ probe_rate() { # WAYS
   "$work/bench" probe-rate -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
     -kubelet-pid "$pid" -ways "$1" -pods "$rate_pods" -out "$rates"
 }
-if [ -n "$fork_ways$fork_rate_ways" ]; then
+# The density runs read the CRI (the containers' start times), the pods'
+# logs (the sidecars' ready times) and both processes' CPU time.
+run_density() { # WAYS
+  local kubelet_pid containerd_pid
+  kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
+  containerd_pid="$(proc_pid containerd)" || die "containerd is not running"
+  log "density runs with $density pods at once, $density_runs runs: $1"
+  "$work/bench" density -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
+    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" \
+    -ways "$1" -n "$density" -runs "$density_runs" -seed "$density_seed" -out "$densities"
+}
+if [ -n "$fork_ways$fork_rate_ways$fork_density_ways" ]; then
   current_kubelet="$fork_kubelet"
   restart_kubelet "$fork_kubelet"
   if [ -n "$fork_ways" ]; then
@@ -164,8 +206,9 @@ if [ -n "$fork_ways$fork_rate_ways" ]; then
     run_ways "$fork_ways"
   fi
   [ -z "$fork_rate_ways" ] || probe_rate "$fork_rate_ways"
+  [ -z "$fork_density_ways" ] || run_density "$fork_density_ways"
 fi
-if [ -n "$upstream_ways$upstream_rate_ways" ]; then
+if [ -n "$upstream_ways$upstream_rate_ways$upstream_density_ways" ]; then
   current_kubelet="$upstream_kubelet"
   restart_kubelet "$upstream_kubelet"
   if [ -n "$upstream_ways" ]; then
@@ -173,6 +216,7 @@ if [ -n "$upstream_ways$upstream_rate_ways" ]; then
     run_ways "$upstream_ways"
   fi
   [ -z "$upstream_rate_ways" ] || probe_rate "$upstream_rate_ways"
+  [ -z "$upstream_density_ways" ] || run_density "$upstream_density_ways"
 fi
 echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
 
@@ -233,7 +277,9 @@ fi
 
 rate_args=()
 [ ! -s "$rates" ] || rate_args=(-probe-rates "$rates")
-"$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+density_args=()
+[ ! -s "$densities" ] || density_args=(-density "$densities")
+"$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" "${density_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
 # The samples keep the errors of the run as they were, and those may name
 # files of this checkout (the kubelet's log, the CRI socket): the report
 # names them relative to the repository, as docs/ must (make test-docs).
@@ -245,13 +291,14 @@ for f in "$work/report"/*; do
   ROOT_DIR="$ROOT/" perl -pi -e 's/\Q$ENV{ROOT_DIR}\E//g' "$f"
 done
 mkdir -p "$out"
-rm -f "$out"/timeline-*.svg
+# What an earlier run wrote and this one may not (a stage skipped).
+rm -f "$out"/timeline-*.svg "$out"/aprime.svg "$out"/density-*.svg "$out"/density.json "$out"/probe-rates.json
 cp "$work/report"/* "$out/"
 # The README's verdicts are those of the run in docs/bench, written here
 # between its markers, never by hand.
 if [ "$out" = "$ROOT/docs/bench" ] && readme_has_block bench-goals; then
   {
-    echo "From \`make bench\` of $(sed -n 's/^Run on \(.*UTC\), .*/\1/p' "$work/meta.md") (BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel, $((SECONDS - started)) s; [docs/bench/report.md](docs/bench/report.md)):"
+    echo "From \`make bench\` of $(sed -n 's/^Run on \(.*UTC\), .*/\1/p' "$work/meta.md") (BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel, BENCH_DENSITY=${density:-0}, $((SECONDS - started)) s; [docs/bench/report.md](docs/bench/report.md)):"
     echo
     cat "$work/report/goals.md"
   } | write_readme_block bench-goals
