@@ -75,7 +75,7 @@ down: ## stop the local cluster, remove its pods, mounts, bridge and state
 kubelet-upstream: ## build the unpatched kubelet into _output/vX.Y.Z/bin/kubelet-upstream
 	hack/patches/build-kubelet-upstream.sh
 
-bench: kubelet ## benchmarks on the local cluster (make up first): fork vs native, postStart, upstream; report in docs/bench. BENCH_REPEAT=
+bench: kubelet ## benchmarks on the local cluster (make up first): fork vs native, postStart, upstream; probe rates with 50 sidecars waiting; density (BENCH_DENSITY=10,30); report in docs/bench. BENCH_REPEAT=
 	hack/bench/run.sh
 
 test-bench: ## unit tests of the benchmark program (bench/)
