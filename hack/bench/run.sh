@@ -62,6 +62,9 @@
 #                    sidecars' ready delays (default 28: every run the same)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
+#   BENCH_REPORT_FROM=_output/bench/<time>  measure nothing: write that
+#                    run's report again from its raw files, with the
+#                    bench program as it is now (a fix of the report's code)
 #   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster/lib.sh)
 #   BENCH_EVICTION_HARD the kubelet's hard eviction thresholds while it
 #                    measures (default: memory 100Mi, disks 2%, so that a
@@ -74,10 +77,16 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
 started=$SECONDS
 
-[ "$(id -u)" = 0 ] || die "the local cluster runs as root"
-for c in kube-apiserver containerd kubelet; do
-  proc_pid "$c" > /dev/null || die "the local cluster is not up ($c is not running): run make up${CLUSTER_SUFFIX:+ CLUSTER_INSTANCE=$CLUSTER_INSTANCE}"
-done
+# BENCH_REPORT_FROM=DIR: measure nothing; write the report of the run whose
+# raw files are in DIR (_output/bench/<time>) again, with the bench program
+# as it is now, into BENCH_OUT and the README, as that run did.
+report_from="${BENCH_REPORT_FROM:-}"
+if [ -z "$report_from" ]; then
+  [ "$(id -u)" = 0 ] || die "the local cluster runs as root"
+  for c in kube-apiserver containerd kubelet; do
+    proc_pid "$c" > /dev/null || die "the local cluster is not up ($c is not running): run make up${CLUSTER_SUFFIX:+ CLUSTER_INSTANCE=$CLUSTER_INSTANCE}"
+  done
+fi
 repeat="${BENCH_REPEAT:-2}"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer, not '$repeat'"
 go_count="${BENCH_GO_COUNT:-5}"
@@ -110,6 +119,7 @@ upstream_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^upstream/' | paste -
 fork_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^fork/' | paste -sd, || true)"
 upstream_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^upstream/' | paste -sd, || true)"
 
+if [ -z "$report_from" ]; then # the measuring, to the report below
 # What it needs: both kubelets, the test server image, the bench program.
 "$ROOT/hack/patches/build-kubelet.sh"
 [ -z "$upstream_ways$upstream_rate_ways$upstream_density_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
@@ -275,6 +285,23 @@ EOF
   gobench_args=(-gobench "$work/gobench.txt")
 fi
 
+echo "$((SECONDS - started)) s" > "$work/took"
+else
+  work="$(cd "$report_from" && pwd)"
+  [ -f "$work/samples.jsonl" ] && [ -f "$work/meta.md" ] || die "BENCH_REPORT_FROM=$report_from: no run of make bench there (samples.jsonl, meta.md)"
+  (cd "$ROOT" && go build -o "$work/bench" ./bench)
+  samples="$work/samples.jsonl" segments="$work/segments.jsonl" rates="$work/probe-rates.jsonl" densities="$work/density.jsonl"
+  gobench_args=()
+  [ ! -s "$work/gobench.txt" ] || gobench_args=(-gobench "$work/gobench.txt")
+  # The run's settings, as its meta.md recorded them.
+  repeat="$(sed -n 's/.*BENCH_REPEAT=\([0-9]*\).*/\1/p' "$work/meta.md" | head -n1)"
+  parallel="$(sed -n 's/.*BENCH_PARALLEL=\([0-9]*\).*/\1/p' "$work/meta.md" | head -n1)"
+  density="$(sed -n 's/.*BENCH_DENSITY=\([0-9][0-9]*\(,[0-9][0-9]*\)*\).*/\1/p' "$work/meta.md" | head -n1)"
+  log "writing the report of the run in $work again"
+fi
+took="$(cat "$work/took" 2> /dev/null || echo "time not recorded")"
+[ -z "$report_from" ] || took+="; its report written again from its raw files on $(date -u '+%Y-%m-%d %H:%M UTC')"
+
 rate_args=()
 [ ! -s "$rates" ] || rate_args=(-probe-rates "$rates")
 density_args=()
@@ -298,7 +325,7 @@ cp "$work/report"/* "$out/"
 # between its markers, never by hand.
 if [ "$out" = "$ROOT/docs/bench" ] && readme_has_block bench-goals; then
   {
-    echo "From \`make bench\` of $(sed -n 's/^Run on \(.*UTC\), .*/\1/p' "$work/meta.md") (BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel, BENCH_DENSITY=${density:-0}, $((SECONDS - started)) s; [docs/bench/report.md](docs/bench/report.md)):"
+    echo "From \`make bench\` of $(sed -n 's/^Run on \(.*UTC\), .*/\1/p' "$work/meta.md") (BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel, BENCH_DENSITY=${density:-0}, $took; [docs/bench/report.md](docs/bench/report.md)):"
     echo
     cat "$work/report/goals.md"
   } | write_readme_block bench-goals
