@@ -39,8 +39,11 @@ for v in "${versions[@]}"; do
   if K8S_VERSION="$release" "$ROOT/hack/patches/build-kubelet.sh"; then
     build_s=$((SECONDS - start))
     tree="$OUTPUT/v$release/kubernetes"
-    lines="$(git -C "$tree" diff --shortstat "$UPSTREAM_TAG..$PATCH_BRANCH" -- . ':(exclude)*_test.go' |
-      awk '{print $4 "+/" $6 "-"}')"
+    # Lines of upstream's own files the series changes, apart from the
+    # lines of the files it adds (non-test code both).
+    lines="$(git -C "$tree" diff --shortstat --diff-filter=M "$UPSTREAM_TAG..$PATCH_BRANCH" -- . ':(exclude)*_test.go' |
+      awk '{print $4 "+/" $6 "-"}'), new files $(git -C "$tree" diff --numstat --diff-filter=A "$UPSTREAM_TAG..$PATCH_BRANCH" -- . ':(exclude)*_test.go' |
+      awk '{n += $1} END {print n + 0}') lines"
     start=$SECONDS
     if K8S_VERSION="$release" "$ROOT/hack/patches/test-upstream.sh"; then
       upstream_s=$((SECONDS - start))
@@ -88,7 +91,7 @@ for v in "${versions[@]}"; do
   minor="${release%.*}"
   patches_n="$(grep -cv '^[[:space:]]*\(#\|$\)' "$PATCHES_DIR/v$minor/series")"
   rows+=("| $minor | v$release | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
-  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; upstream lines changed (non-test): %s' \
+  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; non-test lines: upstream files %s' \
     "$release" "$result" "$build_s" "$upstream_s" "$fork" "$steps" "$unit" "$lines")")
 done
 
@@ -101,7 +104,7 @@ if [ -z "${VERSIONS:-}" ] && readme_has_block versions; then
   {
     echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
     echo
-    echo "| minor | pinned release | series | patches | patch by patch | upstream lines changed, non-test | kubelet build | upstream tests, gate on + off | the fork's tests |"
+    echo "| minor | pinned release | series | patches | patch by patch | non-test lines: in upstream's files, in new files | kubelet build | upstream tests, gate on + off | the fork's tests |"
     echo "| --- | --- | --- | ---: | --- | --- | ---: | --- | --- |"
     printf '%s\n' "${rows[@]}"
   } | write_readme_block versions
