@@ -179,7 +179,7 @@ samples="$work/samples.jsonl"
 segments="$work/segments.jsonl"
 rates="$work/probe-rates.jsonl"
 densities="$work/density.jsonl"
-touch "$samples"
+touch "$samples" "$segments" # BENCH_WAYS=none: no run of the ways, none of their files
 # The kubelet's probe counts come from its own endpoint and its log (--v >= 1
 # logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
 # restarted by someone else during the run stops it (run again).
