@@ -52,7 +52,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
 
@@ -761,20 +760,11 @@ func densityCmd(args []string) error {
 	if *runs < 1 {
 		return errors.New("density: -runs must be at least 1")
 	}
-	var ways []Way
-	for _, name := range strings.Split(*waysFlag, ",") {
-		w, ok := WayByName(name)
-		if !ok {
-			return fmt.Errorf("density: unknown way %q", name)
-		}
-		ways = append(ways, w)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	ways, err := parseWays(*waysFlag)
 	if err != nil {
-		return err
+		return fmt.Errorf("density: %v", err)
 	}
-	cfg.QPS, cfg.Burst = 100, 200
-	cs, err := kubernetes.NewForConfig(cfg)
+	cfg, cs, err := newAPIClient(*kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -854,21 +844,4 @@ func densityRunLine(dr DensityRun) string {
 }
 
 // ReadDensityRuns reads a JSON-lines file of DensityRun.
-func ReadDensityRuns(path string) ([]DensityRun, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []DensityRun
-	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line == "" {
-			continue
-		}
-		var r DensityRun
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
+func ReadDensityRuns(path string) ([]DensityRun, error) { return readJSONLines[DensityRun](path) }

@@ -33,6 +33,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 // ProbeCount is what the kubelet counted of one probe of one container.
@@ -152,23 +154,46 @@ type kubeletMetrics struct {
 	client *http.Client
 }
 
-func (k *kubeletMetrics) probes(ctx context.Context, namespace string) (map[probeKey]*ProbeCount, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.url+"/metrics/probes", nil)
+// newKubeletMetrics is a client of the kubelet's own endpoint with the
+// admin's client certificate and the cluster's CA, as for the API server:
+// the kubelet trusts the same CA.
+func newKubeletMetrics(cfg *rest.Config, url string) (*kubeletMetrics, error) {
+	tlsCfg := rest.CopyConfig(cfg)
+	tlsCfg.Host = url
+	tr, err := rest.TransportFor(tlsCfg)
 	if err != nil {
 		return nil, err
 	}
+	return &kubeletMetrics{url: strings.TrimSuffix(url, "/"), client: &http.Client{Transport: tr}}, nil
+}
+
+// get fetches one of the kubelet's endpoints and hands its body to parse.
+func (k *kubeletMetrics) get(ctx context.Context, path string, parse func(io.Reader) error) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.url+path, nil)
+	if err != nil {
+		return err
+	}
 	resp, err := k.client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("GET %s/metrics/probes: %s: %s", k.url, resp.Status, bytes.TrimSpace(b))
+		return fmt.Errorf("GET %s%s: %s: %s", k.url, path, resp.Status, bytes.TrimSpace(b))
 	}
-	return ParseProbeMetrics(resp.Body, namespace)
+	return parse(resp.Body)
+}
+
+func (k *kubeletMetrics) probes(ctx context.Context, namespace string) (map[probeKey]*ProbeCount, error) {
+	var counts map[probeKey]*ProbeCount
+	err := k.get(ctx, "/metrics/probes", func(r io.Reader) (err error) {
+		counts, err = ParseProbeMetrics(r, namespace)
+		return err
+	})
+	return counts, err
 }
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on

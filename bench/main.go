@@ -53,6 +53,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 func main() {
@@ -79,14 +83,15 @@ func main() {
 	}
 }
 
-// ReadSamples reads a JSON-lines file of samples.
-func ReadSamples(path string) ([]Sample, error) {
+// readJSONLines reads a file of one JSON document of T per line, blank
+// lines skipped: what bench run, probe-rate and density append to.
+func readJSONLines[T any](path string) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []Sample
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
@@ -94,33 +99,47 @@ func ReadSamples(path string) ([]Sample, error) {
 		if line == "" {
 			continue
 		}
-		var s Sample
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, sc.Err()
 }
 
+// ReadSamples reads a JSON-lines file of samples.
+func ReadSamples(path string) ([]Sample, error) { return readJSONLines[Sample](path) }
+
 // ReadSegments reads a JSON-lines file of segments.
-func ReadSegments(path string) ([]Segment, error) {
-	b, err := os.ReadFile(path)
+func ReadSegments(path string) ([]Segment, error) { return readJSONLines[Segment](path) }
+
+// newAPIClient is a client of the cluster's API server for the benchmark's
+// pods, with room for a burst of creates and deletes.
+func newAPIClient(kubeconfig string) (*rest.Config, kubernetes.Interface, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []Segment
-	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line == "" {
-			continue
-		}
-		var g Segment
-		if err := json.Unmarshal([]byte(line), &g); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		out = append(out, g)
+	cfg.QPS, cfg.Burst = 100, 200
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return cfg, cs, nil
+}
+
+// parseWays reads a comma-separated list of ways' names.
+func parseWays(list string) ([]Way, error) {
+	var ways []Way
+	for _, name := range strings.Split(list, ",") {
+		w, ok := WayByName(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown way %q", name)
+		}
+		ways = append(ways, w)
+	}
+	return ways, nil
 }
 
 // pictureKey is the scenario key a picture of scenario letter k shows

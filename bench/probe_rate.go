@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -45,8 +44,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 )
 
@@ -164,35 +161,6 @@ func ParseExtraProbeRuns(r io.Reader) (run, limited float64, err error) {
 	return run, limited, sc.Err()
 }
 
-// get fetches one of the kubelet's metrics endpoints.
-func (k *kubeletMetrics) get(ctx context.Context, path string) (io.ReadCloser, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.url+path, nil)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	resp, err := k.client.Do(req)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
-		cancel()
-		return nil, fmt.Errorf("GET %s%s: %s: %s", k.url, path, resp.Status, strings.TrimSpace(string(b)))
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{resp.Body, closerFunc(func() error { defer cancel(); return resp.Body.Close() })}, nil
-}
-
-type closerFunc func() error
-
-func (f closerFunc) Close() error { return f() }
-
 // probeRatePod is the pod of a way for bench probe-rate: the way's pod
 // with one sidecar whose /ready never answers 200, and probes that never
 // give up within the run (a startup probe would restart the sidecar after
@@ -252,20 +220,16 @@ func probeRateCmd(args []string) error {
 	if *pods < 1 || *span < 2*time.Second {
 		return errors.New("probe-rate: -pods must be at least 1 and -span at least 2s")
 	}
-	var ways []Way
-	for _, n := range strings.Split(*waysFlag, ",") {
-		w, ok := WayByName(n)
-		if !ok || w.WaitedOnProbe() == "" && w.Style != "none" {
-			return fmt.Errorf("probe-rate: unknown way %q", n)
-		}
-		ways = append(ways, w)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	ways, err := parseWays(*waysFlag)
 	if err != nil {
-		return err
+		return fmt.Errorf("probe-rate: %v", err)
 	}
-	cfg.QPS, cfg.Burst = 100, 200
-	cs, err := kubernetes.NewForConfig(cfg)
+	for _, w := range ways {
+		if w.WaitedOnProbe() == "" && w.Style != "none" {
+			return fmt.Errorf("probe-rate: unknown way %q", w.Name)
+		}
+	}
+	cfg, cs, err := newAPIClient(*kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -400,31 +364,13 @@ func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletM
 	return pr
 }
 
-// newKubeletMetrics is a client of the kubelet's own endpoint with the
-// admin's client certificate and the cluster's CA, as for the API server:
-// the kubelet trusts the same CA.
-func newKubeletMetrics(cfg *rest.Config, url string) (*kubeletMetrics, error) {
-	tlsCfg := rest.CopyConfig(cfg)
-	tlsCfg.Host = url
-	tr, err := rest.TransportFor(tlsCfg)
-	if err != nil {
-		return nil, err
-	}
-	return &kubeletMetrics{url: strings.TrimSuffix(url, "/"), client: &http.Client{Transport: tr}}, nil
-}
-
 // scrapeProbes reads the kubelet's probe counters once: prober_probe_total
 // of the probe probeType of the container of every pod whose name starts
 // with prefix (every result), the fork's extra runs node-wide (0 from
 // upstream's kubelet), and the kubelet's CPU time (pid 0: not read).
 func scrapeProbes(ctx context.Context, km *kubeletMetrics, prefix, container, probeType string, pid int) (ProbeScrape, error) {
 	var s ProbeScrape
-	body, err := km.get(ctx, "/metrics/probes")
-	if err != nil {
-		return s, err
-	}
-	counts, err := ParseProbeMetrics(body, namespace)
-	body.Close()
+	counts, err := km.probes(ctx, namespace)
 	if err != nil {
 		return s, err
 	}
@@ -433,12 +379,10 @@ func scrapeProbes(ctx context.Context, km *kubeletMetrics, prefix, container, pr
 			s.Runs += float64(c.Successful + c.Failed + c.Unknown)
 		}
 	}
-	if body, err = km.get(ctx, "/metrics"); err != nil {
-		return s, err
-	}
-	s.Extra, s.Limited, err = ParseExtraProbeRuns(body)
-	body.Close()
-	if err != nil {
+	if err := km.get(ctx, "/metrics", func(r io.Reader) (err error) {
+		s.Extra, s.Limited, err = ParseExtraProbeRuns(r)
+		return err
+	}); err != nil {
 		return s, err
 	}
 	if pid != 0 {
@@ -475,24 +419,7 @@ func deleteProbeRatePods(ctx context.Context, cs kubernetes.Interface) error {
 }
 
 // ReadProbeRates reads a JSON-lines file of ProbeRate.
-func ReadProbeRates(path string) ([]ProbeRate, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []ProbeRate
-	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line == "" {
-			continue
-		}
-		var p ProbeRate
-		if err := json.Unmarshal([]byte(line), &p); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
+func ReadProbeRates(path string) ([]ProbeRate, error) { return readJSONLines[ProbeRate](path) }
 
 // ProbeRateNote explains the probe-rate table.
 const ProbeRateNote = "`bench probe-rate`: for each way, N pods created at once, each with one sidecar whose /ready never\n" +

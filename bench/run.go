@@ -24,7 +24,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,8 +37,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
 )
@@ -91,20 +88,11 @@ func runCmd(args []string) error {
 	if *parallel < 1 || *repeat < 1 {
 		return errors.New("run: -parallel and -repeat must be at least 1")
 	}
-	var ways []Way
-	for _, n := range strings.Split(*waysFlag, ",") {
-		w, ok := WayByName(n)
-		if !ok {
-			return fmt.Errorf("unknown way %q", n)
-		}
-		ways = append(ways, w)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	ways, err := parseWays(*waysFlag)
 	if err != nil {
 		return err
 	}
-	cfg.QPS, cfg.Burst = 100, 200
-	cs, err := kubernetes.NewForConfig(cfg)
+	cfg, cs, err := newAPIClient(*kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -132,15 +120,9 @@ func runCmd(args []string) error {
 	r.poller = &criPoller{rt: r.rt, recs: map[*criRecorder]bool{}}
 	go r.poller.run(ctx)
 	if *kubeletURL != "" {
-		// The admin's client certificate and the cluster's CA, as for the
-		// API server: the kubelet trusts the same CA.
-		tlsCfg := rest.CopyConfig(cfg)
-		tlsCfg.Host = *kubeletURL
-		tr, err := rest.TransportFor(tlsCfg)
-		if err != nil {
+		if r.metrics, err = newKubeletMetrics(cfg, *kubeletURL); err != nil {
 			return err
 		}
-		r.metrics = &kubeletMetrics{url: strings.TrimSuffix(*kubeletURL, "/"), client: &http.Client{Transport: tr}}
 		if _, err := r.metrics.probes(ctx, namespace); err != nil {
 			return fmt.Errorf("the kubelet's probe metrics: %v", err)
 		}
