@@ -20,7 +20,7 @@ git -C "$TREE" rev-parse -q --verify "refs/tags/$UPSTREAM_TAG" > /dev/null ||
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-git clone -q --shared --branch "$UPSTREAM_TAG" "$TREE" "$tmp/tree"
+git -c advice.detachedHead=false clone -q --shared --branch "$UPSTREAM_TAG" "$TREE" "$tmp/tree"
 mkdir "$tmp/series"
 # What the export does not write (the pinned release) is not its to check.
 find "$SERIES_DIR" -maxdepth 1 -type f ! -name '*.patch' ! -name series -exec cp {} "$tmp/series/" \;
