@@ -315,12 +315,12 @@ func TestPodsWatchObserve(t *testing.T) {
 	}
 	pw := newPodsWatch([]string{"a", "b"})
 	before := pw.changed
-	pw.observe(pod("a", false, v1.PodRunning), false, 1)
-	pw.observe(pod("a", true, v1.PodRunning), false, 2)
-	pw.observe(pod("a", true, v1.PodRunning), false, 3) // the first Ready counts
-	pw.observe(pod("other", true, v1.PodRunning), true, 4)
-	pw.observe(pod("b", false, v1.PodFailed), false, 5)
-	pw.observe(pod("a", true, v1.PodRunning), true, 6)
+	pw.observe(pod("a", false, v1.PodRunning), false, 1, false)
+	pw.observe(pod("a", true, v1.PodRunning), false, 2, false)
+	pw.observe(pod("a", true, v1.PodRunning), false, 3, false) // the first Ready counts
+	pw.observe(pod("other", true, v1.PodRunning), true, 4, false)
+	pw.observe(pod("b", false, v1.PodFailed), false, 5, false)
+	pw.observe(pod("a", true, v1.PodRunning), true, 6, false)
 	select {
 	case <-before:
 	default:
@@ -340,11 +340,21 @@ func TestPodsWatchObserve(t *testing.T) {
 	if !pw.seen["a"] || !pw.seen["b"] || pw.seen["other"] {
 		t.Errorf("seen %v, want a and b only", pw.seen)
 	}
+	if pw.late != 0 {
+		t.Errorf("%d late times from events alone, want none", pw.late)
+	}
+	// A reopened watch's list: b's Ready is first seen there (late), a's
+	// was seen before and stays.
+	pw.observe(pod("b", true, v1.PodRunning), false, 7, true)
+	pw.observe(pod("a", true, v1.PodRunning), false, 8, true)
+	if pw.late != 1 || pw.ready["b"] != 7 || pw.ready["a"] != 2 {
+		t.Errorf("after a relist: %d late times, Ready %v; want 1, b at 7 and a at 2", pw.late, pw.ready)
+	}
 	if podReady(&v1.Pod{}) {
 		t.Error("a pod without conditions is Ready")
 	}
-	ok := pw.waitFor(time.Second, func(pw *podsWatch) bool { return len(pw.ready) == 1 })
-	late := pw.waitFor(10*time.Millisecond, func(pw *podsWatch) bool { return len(pw.ready) == 2 })
+	ok := pw.waitFor(time.Second, func(pw *podsWatch) bool { return len(pw.ready) == 2 })
+	late := pw.waitFor(10*time.Millisecond, func(pw *podsWatch) bool { return len(pw.ready) == 3 })
 	if !ok || late {
 		t.Errorf("waitFor: %v for a state that holds, %v for one that never will", ok, late)
 	}
