@@ -206,6 +206,24 @@ func (p DensityPod) APrime() (float64, bool) {
 	return ms(iv[0], iv[1]), true
 }
 
+// APrimeParts splits the pod's a′ where its times allow, in ms: the
+// sidecar's /ready turning 200 → the kubelet seeing it (the first
+// successful probe, or the postStart hook's poll returning), that → the
+// app's CreateContainer (the kubelet's sync and the runtime's create),
+// and CreateContainer → the app's start (the runtime). The trace of what
+// bounds a′ when many pods start at once.
+func (p DensityPod) APrimeParts() ([3]float64, bool) {
+	s := Sample{Kind: KindService, Sidecars: 1, Containers: p.Containers}
+	iv := Intervals(&s)
+	a0, ok0 := iv["a0"]
+	a, ok := iv["a"]
+	a3, ok3 := iv["a3"]
+	if !ok0 || !ok || !ok3 {
+		return [3]float64{}, false
+	}
+	return [3]float64{ms(a0[0], a[0]), ms(a[0], a3[0]), ms(a3[0], a3[1])}, true
+}
+
 // DensityRun is one run of one way at one N: a JSON line of bench density.
 type DensityRun struct {
 	Way     string `json:"way"`
@@ -243,6 +261,20 @@ func (r DensityRun) AllReadyMs() (float64, bool) {
 }
 
 // APrimes are the a′ of the run's pods, ms, in pod order.
+// APrimeParts are its pods' a′ parts (DensityPod.APrimeParts), part by
+// part.
+func (r DensityRun) APrimeParts() [3][]float64 {
+	var out [3][]float64
+	for _, p := range r.Pods {
+		if parts, ok := p.APrimeParts(); ok {
+			for i, v := range parts {
+				out[i] = append(out[i], v)
+			}
+		}
+	}
+	return out
+}
+
 func (r DensityRun) APrimes() []float64 {
 	var out []float64
 	for _, p := range r.Pods {

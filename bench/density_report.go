@@ -39,11 +39,15 @@ type DensitySummary struct {
 	// every pod's a′, the kubelet's and containerd's CPU ms per pod above
 	// idle (p50 of the runs) and the probe runs per second while the pods
 	// started (p50 of the runs). NaN: no figure.
-	AllReadyMs                         []float64
-	AllReadyP50                        float64
-	AllReadyMin, AllReadyMax           float64
-	APrimes                            []float64 // sorted
-	APrimeP50, APrimeP95               float64
+	AllReadyMs               []float64
+	AllReadyP50              float64
+	AllReadyMin, AllReadyMax float64
+	APrimes                  []float64 // sorted
+	APrimeP50, APrimeP95     float64
+	// APrimeParts: every pod's a′ split (DensityPod.APrimeParts), each
+	// part sorted; their p50 and p95.
+	APrimeParts                        [3][]float64
+	APrimePartP50, APrimePartP95       [3]float64
 	KubeletPerPod                      float64
 	KubeletPerPodMin, KubeletPerPodMax float64
 	ContainerdPerPod                   float64
@@ -121,6 +125,9 @@ func SummarizeDensity(runs []DensityRun) []DensitySummary {
 			s.AllReadyMs = append(s.AllReadyMs, v)
 		}
 		s.APrimes = append(s.APrimes, r.APrimes()...)
+		for i, part := range r.APrimeParts() {
+			s.APrimeParts[i] = append(s.APrimeParts[i], part...)
+		}
 		if v := r.KubeletPerPodMs(); !math.IsNaN(v) {
 			a.kubelet = append(a.kubelet, v)
 		}
@@ -149,6 +156,10 @@ func SummarizeDensity(runs []DensityRun) []DensitySummary {
 		s.AllReadyP50 = p50(s.AllReadyMs)
 		s.AllReadyMin, s.AllReadyMax = minMax(s.AllReadyMs)
 		s.APrimeP50, s.APrimeP95 = Percentile(s.APrimes, 50), Percentile(s.APrimes, 95)
+		for i := range s.APrimeParts {
+			sort.Float64s(s.APrimeParts[i])
+			s.APrimePartP50[i], s.APrimePartP95[i] = Percentile(s.APrimeParts[i], 50), Percentile(s.APrimeParts[i], 95)
+		}
 		s.KubeletPerPod = p50(a.kubelet)
 		s.KubeletPerPodMin, s.KubeletPerPodMax = minMax(a.kubelet)
 		s.ContainerdPerPod = p50(a.containerd)
@@ -211,6 +222,25 @@ func DensityTable(w io.Writer, sums []DensitySummary) {
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "\nFailed runs (left out of the figures, but not of the extra runs' peak):\n\n%s\n", strings.Join(failed, "\n"))
+	}
+}
+
+// DensityAPrimeSplit writes where every pod's a′ went, way by way and
+// pod count: the trace of what bounds it when many pods start at once.
+func DensityAPrimeSplit(w io.Writer, sums []DensitySummary) {
+	fmt.Fprintln(w, "Where a′ goes (every pod of every run, p50 / p95 ms of each part; the parts' percentiles need not add up to a′'s):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| way | pods | a′ | /ready 200 → seen (probe or hook) | seen → the app's CreateContainer | CreateContainer → start |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")
+	for _, s := range sums {
+		if len(s.APrimeParts[0]) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| `%s` | %d | %s / %s |", s.Way, s.N, fmtMS(s.APrimeP50), fmtMS(s.APrimeP95))
+		for i := range s.APrimeParts {
+			fmt.Fprintf(w, " %s / %s |", fmtMS(s.APrimePartP50[i]), fmtMS(s.APrimePartP95[i]))
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -151,7 +151,7 @@ const tsec = int64(time.Second)
 func densityPodOf(name string, upAt int64, aPrime float64) DensityPod {
 	return DensityPod{Name: name, Containers: []Container{
 		{Name: "sc1", Sidecar: true, Started: upAt - 500*msNS, Up: upAt, Ready: upAt + 20*msNS},
-		{Name: "app", Created: upAt + 10*msNS, Started: upAt + int64(aPrime*1e6)},
+		{Name: "app", Created: upAt + 25*msNS, Started: upAt + int64(aPrime*1e6)},
 	}}
 }
 
@@ -392,7 +392,9 @@ func TestSummarizeDensity(t *testing.T) {
 			KubeletPerPod: 40, KubeletPerPodMin: 40, KubeletPerPodMax: 40, ContainerdPerPod: nan,
 			Periodic: 10, RatesKnown: true, ExtraRatesKnown: true},
 	}
-	if diff := cmp.Diff(want, got, cmpopts.EquateNaNs(), cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
+	// The a′ parts: TestDensityAPrimeParts.
+	parts := cmpopts.IgnoreFields(DensitySummary{}, "APrimeParts", "APrimePartP50", "APrimePartP95")
+	if diff := cmp.Diff(want, got, parts, cmpopts.EquateNaNs(), cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("SummarizeDensity (-want +got):\n%s", diff)
 	}
 
@@ -616,5 +618,29 @@ func TestReadDensityRunsAndRunLine(t *testing.T) {
 		if got := densityRunLine(tt.run); got != tt.want {
 			t.Errorf("densityRunLine =\n%q, want\n%q", got, tt.want)
 		}
+	}
+}
+
+func TestDensityAPrimeParts(t *testing.T) {
+	const up = 100 * tsec
+	pod := DensityPod{Containers: []Container{
+		{Name: "sc1", Sidecar: true, Started: up - 500*msNS, Up: up, Ready: up + 30*msNS},
+		{Name: "app", Created: up + 1030*msNS, Started: up + 1100*msNS},
+	}}
+	parts, ok := pod.APrimeParts()
+	if diff := cmp.Diff([3]float64{30, 1000, 70}, parts); !ok || diff != "" {
+		t.Errorf("APrimeParts (-want +got), ok %v:\n%s", ok, diff)
+	}
+	if a, _ := pod.APrime(); parts[0]+parts[1]+parts[2] != a {
+		t.Errorf("parts add up to %v, a′ is %v", parts[0]+parts[1]+parts[2], a)
+	}
+	if _, ok := (DensityPod{Containers: pod.Containers[1:]}).APrimeParts(); ok {
+		t.Error("a pod without a sidecar has a′ parts")
+	}
+	sums := SummarizeDensity([]DensityRun{{Way: "fork/annotated", Kubelet: "fork", N: 1, Pods: []DensityPod{pod}}})
+	var b strings.Builder
+	DensityAPrimeSplit(&b, sums)
+	if want := "| `fork/annotated` | 1 | 1100 / 1100 | 30.0 / 30.0 | 1000 / 1000 | 70.0 / 70.0 |"; !strings.Contains(b.String(), want) {
+		t.Errorf("DensityAPrimeSplit wrote\n%s\nwant a row\n%s", b.String(), want)
 	}
 }

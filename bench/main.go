@@ -388,6 +388,8 @@ func densitySection(md *strings.Builder, dir string, runs []DensityRun, sums []D
 	if l := DensityIdleLine(runs); l != "" {
 		md.WriteString("\n" + l + "\n")
 	}
+	md.WriteString("\n")
+	DensityAPrimeSplit(md, sums)
 	js, err := densityJSON(runs, sums)
 	if err != nil {
 		return err
