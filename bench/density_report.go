@@ -56,6 +56,7 @@ type DensitySummary struct {
 	// The extra runs' highest mean and one-second rate over every run,
 	// failed ones too: the bound must hold always.
 	PeakExtra, MaxMeanExtra float64
+	Tightest                Window // the window closest to the bound, or furthest over it
 	ExtraRatesKnown         bool
 }
 
@@ -113,6 +114,9 @@ func SummarizeDensity(runs []DensityRun) []DensitySummary {
 		if ratesErr == nil {
 			s.PeakExtra = max(s.PeakExtra, rates.PeakExtra)
 			s.MaxMeanExtra = max(s.MaxMeanExtra, rates.Extra)
+			if !s.ExtraRatesKnown || rates.Tightest.Over() > s.Tightest.Over() {
+				s.Tightest = rates.Tightest
+			}
 			s.ExtraRatesKnown = true
 		}
 		if r.Error != "" {
@@ -334,19 +338,20 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 			}
 		}
 		// The extra runs' bound, at every N.
-		bound := RateVerdict{Goal: fmt.Sprintf("extra probe runs while many pods start: ≤ %d/s node-wide, no second above %d",
-			ExtraRunsPerSecond, ExtraRunsPerSecond+ExtraRunsBurst), Way: way, Figure: "—", Met: "—"}
+		bound := RateVerdict{Goal: fmt.Sprintf("extra probe runs while many pods start: within the node-wide bound (at most %d·T + %d in any T seconds between scrapes)",
+			ExtraRunsPerSecond, ExtraRunsBurst), Way: way, Figure: "—", Met: "—"}
 		if ns := counts(way, func(s *DensitySummary) bool { return s.ExtraRatesKnown }); len(ns) > 0 {
-			worstMean, worstPeak, peakN := 0.0, 0.0, ns[0]
+			worstMean, worstPeak := 0.0, 0.0
+			tightest, tightestN := get(way, ns[0]).Tightest, ns[0]
 			for _, n := range ns {
 				s := get(way, n)
-				worstMean = max(worstMean, s.MaxMeanExtra)
-				if s.PeakExtra >= worstPeak {
-					worstPeak, peakN = s.PeakExtra, n
+				worstMean, worstPeak = max(worstMean, s.MaxMeanExtra), max(worstPeak, s.PeakExtra)
+				if s.Tightest.Over() >= tightest.Over() { // ties: the larger N
+					tightest, tightestN = s.Tightest, n
 				}
 			}
-			bound.Figure = fmt.Sprintf("mean ≤ %.0f/s, peak %.0f/s (%d pods)", worstMean, worstPeak, peakN)
-			bound.Met = yesNo(shown(worstMean, 1) <= ExtraRunsPerSecond && shown(worstPeak, 1) <= ExtraRunsPerSecond+ExtraRunsBurst)
+			bound.Figure = fmt.Sprintf("mean ≤ %.0f/s, peak %.0f/s; tightest window %s (%d pods)", worstMean, worstPeak, tightest, tightestN)
+			bound.Met = yesNo(tightest.WithinBound())
 		}
 		// Time to all Ready at the largest N the way and a rival share.
 		ready := RateVerdict{Goal: "all pods Ready, the largest N at once (p50 of runs): no later than `fork/poststart` and `upstream/native-startup`",

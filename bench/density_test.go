@@ -295,7 +295,8 @@ func TestDensityRunProbeRates(t *testing.T) {
 	}
 	// Over 2.2 s; the last 1.2 s in one step: 150 runs, 135 extra.
 	want := Rates{Seconds: 2.2, Runs: 300 / 2.2, Extra: 275 / 2.2, Periodic: 25 / 2.2, Limited: 5 / 2.2,
-		PeakRuns: 150, PeakExtra: 140, PerSidecar: 30 / 2.2, KubeletCores: 0.4 / 2.2}
+		PeakRuns: 150, PeakExtra: 140, PerSidecar: 30 / 2.2, KubeletCores: 0.4 / 2.2,
+		Tightest: Window{Runs: 140, Seconds: 1}}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("ProbeRates (-want +got):\n%s", diff)
 	}
@@ -380,17 +381,17 @@ func TestSummarizeDensity(t *testing.T) {
 			APrimes: []float64{90, 110, 120, 130}, APrimeP50: 110, APrimeP95: 130,
 			KubeletPerPod: 60, KubeletPerPodMin: 50, KubeletPerPodMax: 70, ContainerdPerPod: nan,
 			Periodic: 10, Extra: 110, Limited: 0, RatesKnown: true,
-			PeakExtra: 190, MaxMeanExtra: 190, ExtraRatesKnown: true}, // the failed run's extra runs count
+			PeakExtra: 190, MaxMeanExtra: 190, Tightest: Window{Runs: 190, Seconds: 1}, ExtraRatesKnown: true}, // the failed run's extra runs count
 		{Way: "fork/annotated", Kubelet: "fork", N: 30, Runs: 1,
 			AllReadyMs: []float64{3000}, AllReadyP50: 3000, AllReadyMin: 3000, AllReadyMax: 3000,
 			APrimes: []float64{100, 300}, APrimeP50: 100, APrimeP95: 300,
 			KubeletPerPod: 70, KubeletPerPodMin: 70, KubeletPerPodMax: 70, ContainerdPerPod: nan,
-			Periodic: 30, Extra: 150, RatesKnown: true, PeakExtra: 150, MaxMeanExtra: 150, ExtraRatesKnown: true},
+			Periodic: 30, Extra: 150, RatesKnown: true, PeakExtra: 150, MaxMeanExtra: 150, Tightest: Window{Runs: 150, Seconds: 1}, ExtraRatesKnown: true},
 		{Way: "fork/no-sidecars", Kubelet: "fork", N: 10, Runs: 1,
 			AllReadyMs: []float64{2000}, AllReadyP50: 2000, AllReadyMin: 2000, AllReadyMax: 2000,
 			APrimeP50: nan, APrimeP95: nan,
 			KubeletPerPod: 40, KubeletPerPodMin: 40, KubeletPerPodMax: 40, ContainerdPerPod: nan,
-			Periodic: 10, RatesKnown: true, ExtraRatesKnown: true},
+			Periodic: 10, RatesKnown: true, Tightest: Window{Seconds: 1}, ExtraRatesKnown: true},
 	}
 	// The a′ parts: TestDensityAPrimeParts.
 	parts := cmpopts.IgnoreFields(DensitySummary{}, "APrimeParts", "APrimePartP50", "APrimePartP95")
@@ -449,9 +450,16 @@ func TestDensityIdleLine(t *testing.T) {
 }
 
 func TestDensityGoals(t *testing.T) {
+	// The runs' extra runs: meanExtra/s over 30 s, and peakExtra in their
+	// busiest second; the tightest window is whichever is closer to the
+	// bound.
 	sum := func(way string, n int, readyS, cpuMs, meanExtra, peakExtra float64) DensitySummary {
+		tightest := Window{Runs: peakExtra, Seconds: 1}
+		if long := (Window{Runs: meanExtra * 30, Seconds: 30}); long.Over() > tightest.Over() {
+			tightest = long
+		}
 		return DensitySummary{Way: way, N: n, Runs: 3, AllReadyP50: readyS * 1000, KubeletPerPod: cpuMs,
-			MaxMeanExtra: meanExtra, PeakExtra: peakExtra, ExtraRatesKnown: true}
+			MaxMeanExtra: meanExtra, PeakExtra: peakExtra, Tightest: tightest, ExtraRatesKnown: true}
 	}
 	nan := math.NaN()
 	tests := []struct {
@@ -469,7 +477,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/annotated: yes: 55.0 ms at 100 pods (`fork/no-sidecars` 50.0), 60.0 ms at 10 pods",
-			"fork/annotated: yes: mean ≤ 200/s, peak 220/s (100 pods)",
+			"fork/annotated: yes: mean ≤ 200/s, peak 220/s; tightest window 220 in 1.00 s (the bound: 220) (100 pods)",
 			"fork/annotated: yes: 9.00 s at 100 pods (`fork/poststart` 9.50 s, `upstream/native-startup` 9.00 s)",
 		},
 	}, {
@@ -482,7 +490,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/native-wait-ready: no: 45.0 ms at 30 pods (`fork/no-sidecars` 40.0), 40.0 ms at 10 pods",
-			"fork/native-wait-ready: no: mean ≤ 201/s, peak 180/s (30 pods)",
+			"fork/native-wait-ready: no: mean ≤ 201/s, peak 180/s; tightest window 6030 in 30.00 s (the bound: 6020) (30 pods)",
 			"fork/native-wait-ready: no: 7.00 s at 30 pods (`fork/poststart` 6.90 s)",
 		},
 	}, {
@@ -493,7 +501,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/annotated: no: 51.0 ms at 30 pods (`fork/no-sidecars` 40.0)",
-			"fork/annotated: no: mean ≤ 100/s, peak 221/s (30 pods)",
+			"fork/annotated: no: mean ≤ 100/s, peak 221/s; tightest window 221 in 1.00 s (the bound: 220) (30 pods)",
 			"fork/annotated: —: —", // no rival ran
 		},
 	}, {
@@ -505,7 +513,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/annotated: —: —",
-			"fork/annotated: yes: mean ≤ 0/s, peak 0/s (30 pods)",
+			"fork/annotated: yes: mean ≤ 0/s, peak 0/s; tightest window 0 in 1.00 s (the bound: 220) (30 pods)",
 			"fork/annotated: yes: 3.00 s at 10 pods (`upstream/native-startup` 3.50 s)",
 		},
 	}, {
@@ -521,8 +529,8 @@ func TestDensityGoals(t *testing.T) {
 		want: []string{
 			"fork/annotated: yes: 53.0 ms at 30 pods (`fork/no-sidecars` 42.4), 53.0 ms at 10 pods",
 			"fork/native-wait-ready: yes: 53.0 ms at 30 pods (`fork/no-sidecars` 42.4), 53.0 ms at 10 pods",
-			"fork/annotated: yes: mean ≤ 100/s, peak 150/s (30 pods)",
-			"fork/native-wait-ready: yes: mean ≤ 200/s, peak 220/s (30 pods)",
+			"fork/annotated: yes: mean ≤ 100/s, peak 150/s; tightest window 150 in 1.00 s (the bound: 220) (30 pods)",
+			"fork/native-wait-ready: yes: mean ≤ 200/s, peak 220/s; tightest window 220 in 1.00 s (the bound: 220) (30 pods)",
 			"fork/annotated: yes: 7.00 s at 30 pods (`fork/poststart` 7.00 s)",
 			"fork/native-wait-ready: yes: 7.00 s at 30 pods (`fork/poststart` 7.00 s)",
 		},

@@ -47,12 +47,14 @@ func TestRatesOf(t *testing.T) {
 			scrape(13, 850, 660, 280, 3.5),  // 300 runs, 240 extra
 			scrape(14, 2000, 1000, 1000, 9), // after
 		}},
-		want: Rates{Seconds: 3, Runs: 250, Extra: 200, Periodic: 50, Limited: 90, PeakRuns: 300, PeakExtra: 240, PerSidecar: 5, KubeletCores: 0.5},
+		// The tightest window is the last second: 240 against 220.
+		want: Rates{Seconds: 3, Runs: 250, Extra: 200, Periodic: 50, Limited: 90, PeakRuns: 300, PeakExtra: 240, PerSidecar: 5, KubeletCores: 0.5,
+			Tightest: Window{Runs: 240, Seconds: 1}},
 	}, {
 		name: "no CPU readings: the kubelet's cores are unknown",
 		run: ProbeRate{Pods: 2, From: 0, To: 2 * sec, Scrapes: []ProbeScrape{
 			scrape(0, 0, 0, 0, 0), scrape(2, 4, 0, 0, 0)}},
-		want: Rates{Seconds: 2, Runs: 2, Periodic: 2, PeakRuns: 2, PerSidecar: 1, KubeletCores: math.NaN()},
+		want: Rates{Seconds: 2, Runs: 2, Periodic: 2, PeakRuns: 2, PerSidecar: 1, KubeletCores: math.NaN(), Tightest: Window{Seconds: 2}},
 	}, {
 		name:    "one scrape in the span is not a rate",
 		run:     ProbeRate{Way: "w", Pods: 1, From: 0, To: sec, Scrapes: []ProbeScrape{scrape(0, 0, 0, 0, 0), scrape(2, 1, 0, 0, 0)}},
@@ -169,6 +171,14 @@ func TestProbeRateGoals(t *testing.T) {
 		run("fork/no-sidecars", "fork", 50, 0, 0), // nothing to judge
 		run("upstream/native-startup", "upstream", 50, 0, 0),
 		{Way: "fork/poststart", Kubelet: "fork", Pods: 50, Error: "not every sidecar ran"},
+		// Scrapes half a second apart: 120 extra runs in one half (240/s,
+		// the rate and the whole burst), within the bound.
+		{Way: "fork/native-startup", Kubelet: "fork", Pods: 50, From: 0, To: 2 * sec, Scrapes: []ProbeScrape{
+			{At: 0}, {At: sec / 2, Runs: 150, Extra: 120}, {At: sec, Runs: 250, Extra: 170},
+			{At: 3 * sec / 2, Runs: 320, Extra: 220}, {At: 2 * sec, Runs: 400, Extra: 270}}},
+		// The same, one run more in the first half: over it.
+		{Way: "fork/native-startup", Kubelet: "fork", Pods: 50, From: 0, To: 2 * sec, Scrapes: []ProbeScrape{
+			{At: 0}, {At: sec / 2, Runs: 146, Extra: 121}, {At: sec, Runs: 215, Extra: 170}}},
 	})
 	var met []string
 	for _, v := range got {
@@ -178,9 +188,11 @@ func TestProbeRateGoals(t *testing.T) {
 		// The bound, way by way.
 		"fork/annotated: yes", "fork/native-wait-ready: no", "fork/annotated: yes",
 		"fork/annotated-p10: yes", "fork/native-wait-ready-p10: no", "fork/poststart: —",
+		"fork/native-startup: yes", "fork/native-startup: no",
 		// Each sidecar's checks.
 		"fork/annotated: yes", "fork/native-wait-ready: yes", "fork/annotated: — (beyond the bound's room)",
 		"fork/annotated-p10: yes", "fork/native-wait-ready-p10: yes", "fork/poststart: —",
+		"fork/native-startup: yes", "fork/native-startup: yes",
 	}
 	if diff := cmp.Diff(want, met); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
