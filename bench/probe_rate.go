@@ -54,7 +54,13 @@ const extraRunsWindow = time.Minute
 
 // A ProbeScrape is one reading of the kubelet's probe counters.
 type ProbeScrape struct {
-	At      int64   `json:"at"`      // Unix ns, when the reply came
+	At int64 `json:"at"` // Unix ns, when the reply came
+	// Sent is when the request for the extra runs' counters went out
+	// (Unix ns; 0 in runs before it was recorded: At). The kubelet read
+	// them somewhere between Sent and At, and on a busy node its /metrics
+	// takes hundreds of ms to answer: a window between two scrapes may be
+	// as long as one's At less the other's Sent.
+	Sent    int64   `json:"sent,omitempty"`
 	Runs    float64 `json:"runs"`    // prober_probe_total of the sidecars' waited-on probe, every result
 	Extra   float64 `json:"extra"`   // kubelet_sidecar_extra_probe_runs_total{outcome="run"}, node-wide
 	Limited float64 `json:"limited"` // kubelet_sidecar_extra_probe_runs_total{outcome="limited"}, node-wide
@@ -85,7 +91,7 @@ type Rates struct {
 	Periodic  float64 // Runs - Extra
 	Limited   float64 // extra runs the node-wide bound held back
 	PeakRuns  float64 // the highest one-second rate of Runs
-	PeakExtra float64 // the highest one-second rate of Extra
+	PeakExtra float64 // the highest rate of Extra between two scrapes (over the longest their interval may have been)
 	// Tightest is the window between two scrapes where the extra runs
 	// came closest to (or went furthest over) the node-wide bound, a token
 	// bucket: at most ExtraRunsPerSecond·T + ExtraRunsBurst runs in any T
@@ -118,6 +124,17 @@ func (w Window) Over() float64 { return w.Runs - w.Bound() }
 // are whole runs, so half a run of slack absorbs the rounding of scrape
 // times.
 func (w Window) WithinBound() bool { return w.Over() <= 0.5 }
+
+// longestSince is the longest the kubelet's time between its reading of
+// the extra runs' counters for earlier and for s may have been, in
+// seconds: s's reply less earlier's request.
+func (s ProbeScrape) longestSince(earlier ProbeScrape) float64 {
+	sent := earlier.Sent
+	if sent == 0 {
+		sent = earlier.At
+	}
+	return float64(s.At-sent) / 1e9
+}
 
 // RatesOf computes the rates over the scrapes between From and To.
 func (p ProbeRate) RatesOf() (Rates, error) {
@@ -152,12 +169,12 @@ func (p ProbeRate) RatesOf() (Rates, error) {
 			continue
 		}
 		r.PeakRuns = max(r.PeakRuns, (in[i].Runs-in[i-1].Runs)/dt)
-		r.PeakExtra = max(r.PeakExtra, (in[i].Extra-in[i-1].Extra)/dt)
+		r.PeakExtra = max(r.PeakExtra, (in[i].Extra-in[i-1].Extra)/in[i].longestSince(in[i-1]))
 	}
 	r.Tightest = Window{Runs: 0, Seconds: secs}
 	for i := range in {
 		for j := i + 1; j < len(in); j++ {
-			w := Window{Runs: in[j].Extra - in[i].Extra, Seconds: float64(in[j].At-in[i].At) / 1e9}
+			w := Window{Runs: in[j].Extra - in[i].Extra, Seconds: in[j].longestSince(in[i])}
 			if w.Seconds > 0 && w.Over() > r.Tightest.Over() {
 				r.Tightest = w
 			}
@@ -417,6 +434,7 @@ func scrapeProbes(ctx context.Context, km *kubeletMetrics, prefix, container, pr
 			s.Runs += float64(c.Successful + c.Failed + c.Unknown)
 		}
 	}
+	s.Sent = time.Now().UnixNano()
 	if err := km.get(ctx, "/metrics", func(r io.Reader) (err error) {
 		s.Extra, s.Limited, err = ParseExtraProbeRuns(r)
 		return err

@@ -51,6 +51,16 @@ func TestRatesOf(t *testing.T) {
 		want: Rates{Seconds: 3, Runs: 250, Extra: 200, Periodic: 50, Limited: 90, PeakRuns: 300, PeakExtra: 240, PerSidecar: 5, KubeletCores: 0.5,
 			Tightest: Window{Runs: 240, Seconds: 1}},
 	}, {
+		// The kubelet answered the first scrape 0.6 s after it was sent:
+		// 230 runs between replies 0.5 s apart may have come in 1.1 s.
+		name: "a window is as long as one scrape's reply less the other's request",
+		run: ProbeRate{Pods: 50, From: 0, To: 2 * sec, Scrapes: []ProbeScrape{
+			{Sent: sec / 10, At: 7 * sec / 10, Runs: 0, Extra: 0},
+			{Sent: sec, At: 12 * sec / 10, Runs: 300, Extra: 230},
+		}},
+		want: Rates{Seconds: 0.5, Runs: 600, Extra: 460, Periodic: 140, PeakRuns: 600, PeakExtra: 230 / 1.1, PerSidecar: 12,
+			KubeletCores: math.NaN(), Tightest: Window{Runs: 230, Seconds: 1.1}},
+	}, {
 		name: "no CPU readings: the kubelet's cores are unknown",
 		run: ProbeRate{Pods: 2, From: 0, To: 2 * sec, Scrapes: []ProbeScrape{
 			scrape(0, 0, 0, 0, 0), scrape(2, 4, 0, 0, 0)}},
