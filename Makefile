@@ -1,9 +1,11 @@
 # Entry points; the work is done by the scripts in hack/, one folder per subsystem
 # (patches/, cluster/, e2e-node/, bench/, kind/, images/; docs/development.md).
 # K8S_VERSION picks the upstream release the patch series is applied to:
-# unset, the pinned release of the newest minor; X.Y (e.g. 1.36), the pinned
-# release of that minor; X.Y.Z, that release. Each minor's pinned release is
-# recorded in one place, patches/vX.Y/UPSTREAM_VERSION (read by hack/lib.sh).
+# unset, the default: the pinned release of the newest minor pinned to a
+# release (a series pinned to a pre-release, X.Y.Z-pre, is never the default);
+# X.Y (e.g. 1.36), the pinned release of that minor; X.Y.Z or X.Y.Z-pre, that
+# release. Each minor's pinned release is recorded in one place,
+# patches/vX.Y/UPSTREAM_VERSION (read by hack/lib.sh).
 export K8S_VERSION
 
 .DEFAULT_GOAL := help
@@ -21,7 +23,7 @@ help: ## list the targets
 	  awk -F'\t' '{ printf "  %-22s %s\n", $$1, $$2 }'
 	@echo "Environment (the targets that read it):"
 	@printf '  %-48s %s\n' \
-	  "K8S_VERSION=X.Y | X.Y.Z" "the upstream release (all); default the newest minor's pinned release" \
+	  "K8S_VERSION=X.Y | X.Y.Z[-pre]" "the upstream release (all); default the newest minor pinned to a release" \
 	  "FORCE=1" "discard unexported work (import-patches, clean)" \
 	  "SIDECAR_ORDERING_DEFAULT=false" "link the kubelet with the gate off by default (kubelet)" \
 	  "PKGS=k8s.io/kubernetes/pkg/... GATE=on|off|both" "which packages, which gate settings (test-upstream)" \
@@ -37,7 +39,7 @@ help: ## list the targets
 	  "BASE_TAR= BASE_REF= NODE_IMAGE=" "the node image's base and name (node-image)" \
 	  "NODES=1|3 NODE_IMAGE_FROM=sources|registry" "kind nodes; the node image's origin (kind-up, test-kind)" \
 	  "KIND_NODE_BASE=ref" "the registry path's base, e.g. a mirror's kindest/node@sha256:... (kind-up, test-kind)" \
-	  "TO=X.Y.Z NO_TEST=1" "the release to rebase onto (rebase)" \
+	  "TO=X.Y.Z[-pre] NO_TEST=1" "the release to rebase onto (rebase)" \
 	  "VERSIONS=\"X.Y X.Y.Z ...\"" "only these minors (their pins) or releases (verify-versions)"
 
 kubelet: ## build the patched kubelet into _output/vX.Y.Z/bin/kubelet

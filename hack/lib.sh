@@ -3,11 +3,15 @@
 #
 # K8S_VERSION picks the upstream release (without the leading "v"); the patch
 # series is the folder of its minor under patches/. Each series folder records
-# the release it is pinned to in one place, patches/vX.Y/UPSTREAM_VERSION, so
-# K8S_VERSION may be:
-#   unset       the pinned release of the newest minor (the default)
+# the release it is pinned to in one place, patches/vX.Y/UPSTREAM_VERSION: a
+# release X.Y.Z, or a pre-release X.Y.Z-pre (X.Y.0-alpha.N, -beta.N, -rc.N)
+# for a minor upstream has not released yet. K8S_VERSION may be:
+#   unset       the default: the pinned release of the newest minor pinned to
+#               a release (a series pinned to a pre-release is supported, but
+#               never the default: make up, make test and CI stay on a release)
 #   X.Y         the pinned release of that minor (1.36: what patches/v1.36/UPSTREAM_VERSION says)
 #   X.Y.Z       that release exactly (e.g. a new patch release to rebase onto)
+#   X.Y.Z-pre   that pre-release exactly
 # K8S_VERSION_SET is "1" when the caller chose the version, "" for the default.
 
 # Let set -e reach into $(...) too, so that a failing command there stops
@@ -17,13 +21,37 @@ shopt -s inherit_errexit
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PATCHES_DIR="$ROOT/patches"
 
-# pinned_version MINOR prints the release the series of MINOR (X.Y) is pinned to.
+# RELEASE_RE matches an upstream release without its v: X.Y.Z, or X.Y.Z-pre
+# with a semver pre-release (dot-separated [0-9A-Za-z-] identifiers:
+# alpha.0, beta.1, rc.2). hack/tools/internal/release has the same pattern.
+RELEASE_RE='^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$'
+# is_prerelease RELEASE succeeds for X.Y.Z-pre, fails for X.Y.Z.
+is_prerelease() { [[ "$1" == *-* ]]; }
+
+# semver_lt A B succeeds when version A is below version B (X.Y.Z or
+# X.Y.Z-pre, with or without a v): a release is above its pre-releases,
+# which compare as sort -V orders them (alpha.0 < alpha.2 < beta.0 < rc.1).
+semver_lt() {
+  local a="${1#v}" b="${2#v}"
+  local ac="${a%%-*}" bc="${b%%-*}"
+  if [ "$ac" != "$bc" ]; then
+    [ "$(printf '%s\n' "$ac" "$bc" | sort -V | head -n1)" = "$ac" ]
+    return
+  fi
+  [ "$a" != "$b" ] && is_prerelease "$a" || return 1
+  is_prerelease "$b" || return 0
+  [ "$(printf '%s\n' "${a#*-}" "${b#*-}" | sort -V | head -n1)" = "${a#*-}" ]
+}
+
+# pinned_version MINOR prints the release the series of MINOR (X.Y) is pinned
+# to: X.Y.Z, or X.Y.Z-pre.
 pinned_version() {
   local f="$PATCHES_DIR/v$1/UPSTREAM_VERSION" v
   [ -f "$f" ] || return 1
   v="$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$f" | grep -v '^$' | head -n1)"
   v="${v#v}"
-  [[ "$v" == "$1".* ]] || { printf 'error: %s says "%s", not a v%s.Z release\n' "$f" "$v" "$1" >&2; return 1; }
+  { [[ "$v" =~ $RELEASE_RE ]] && [[ "$v" == "$1".* ]]; } ||
+    { printf 'error: %s says "%s", not a v%s.Z release or v%s.Z-pre pre-release\n' "$f" "$v" "$1" "$1" >&2; return 1; }
   echo "$v"
 }
 # supported_minors prints the minors that have a series folder, oldest first.
@@ -35,23 +63,35 @@ supported_minors() {
     echo "${d##*/v}"
   done | sort -V
 }
+# default_minor prints the minor an unset K8S_VERSION resolves to: the newest
+# one pinned to a release, or, while every series is pinned to a
+# pre-release, the newest.
+default_minor() {
+  local m newest="" release=""
+  for m in $(supported_minors); do
+    newest="$m"
+    is_prerelease "$(pinned_version "$m")" || release="$m"
+  done
+  [ -n "$newest" ] || return 1
+  echo "${release:-$newest}"
+}
 
 K8S_VERSION_SET="${K8S_VERSION:+1}"
 K8S_VERSION="${K8S_VERSION:-}"
 K8S_VERSION="${K8S_VERSION#v}"
 if [ -z "$K8S_VERSION" ]; then
-  newest="$(supported_minors | tail -n1)"
-  [ -n "$newest" ] || { echo "error: no series folder with an UPSTREAM_VERSION under $PATCHES_DIR" >&2; exit 1; }
-  K8S_VERSION="$(pinned_version "$newest")" || exit 1
+  default="$(default_minor)" || { echo "error: no series folder with an UPSTREAM_VERSION under $PATCHES_DIR" >&2; exit 1; }
+  K8S_VERSION="$(pinned_version "$default")" || exit 1
 elif [[ "$K8S_VERSION" =~ ^[0-9]+\.[0-9]+$ ]]; then
   pinned="$(pinned_version "$K8S_VERSION")" ||
     { echo "error: K8S_VERSION=$K8S_VERSION: no patches/v$K8S_VERSION/UPSTREAM_VERSION (supported: $(supported_minors | paste -sd' '))" >&2; exit 1; }
   K8S_VERSION="$pinned"
 fi
-[[ "$K8S_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] ||
-  { echo "error: K8S_VERSION=$K8S_VERSION is not X.Y or X.Y.Z" >&2; exit 1; }
+[[ "$K8S_VERSION" =~ $RELEASE_RE ]] ||
+  { echo "error: K8S_VERSION=$K8S_VERSION is not X.Y, X.Y.Z or X.Y.Z-pre (a pre-release: X.Y.0-alpha.N, -beta.N, -rc.N)" >&2; exit 1; }
 K8S_MINOR="$(echo "$K8S_VERSION" | cut -d. -f1,2)"
-# Staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch>.
+# Staging modules (k8s.io/api, ...) are published as v0.<minor>.<patch>
+# (v0.<minor>.<patch>-pre for a pre-release).
 STAGING_VERSION="v0.${K8S_VERSION#*.}"
 
 OUTPUT="${OUTPUT:-$ROOT/_output}"

@@ -7,10 +7,12 @@
 #
 # The source comes from the Go module proxy (k8s.io/kubernetes@v$K8S_VERSION).
 # That zip has no staging/ folder, so the build module pins every k8s.io
-# staging module to its published v0.Y.Z release instead.
+# staging module to its published v0.Y.Z release instead (v0.Y.Z-pre for a
+# pre-release, or, where the proxy serves none of that, the newest version
+# below it: see staging-versions below).
 #
 # The build module also requires this repository (for kubelet/), whose
-# go.mod asks for the newest minor's dependencies (k8s.io/* v0.37.x,
+# go.mod asks for the default release's dependencies (k8s.io/* v0.37.x,
 # grpc, klog, kube-openapi, golang.org/x/... of that release). Minimal
 # version selection takes the highest version any module asks for, so
 # without more, a build of an older minor would quietly link newer
@@ -70,6 +72,45 @@ own_go="$(sed -n 's/^go //p' "$ROOT/go.mod" | head -n1)"
 go_directive="$(printf '%s\n' "$upstream_go" "$own_go" | sort -V | tail -n1)"
 # Staging modules: those upstream replaces with ./staging/src/...
 staging="$(sed -n '/^replace (/,/^)/p' "$upstream_gomod" | awk '/=> *\.\/staging\// {print $1}')"
+
+# The version of each staging module: the release's v0.Y.Z. For a
+# pre-release, the module proxy may not serve every staging module at
+# v0.Y.Z-pre (upstream's publishing does not tag each one for each
+# pre-release); such a module is pinned to the newest version the proxy
+# serves below it, said in the log and in the build module, and make
+# verify-versions names those the kubelet links. Asked once per work tree
+# and kept in $BUILD_DIR/staging-versions ("module version" lines; absent
+# for a release, whose staging modules are all at v0.Y.Z).
+staging_versions="$BUILD_DIR/staging-versions"
+if is_prerelease "$K8S_VERSION" && [ ! -s "$staging_versions" ]; then
+  log "asking the module proxy which staging modules it serves at $STAGING_VERSION"
+  empty="$(mktemp -d)"
+  # shellcheck disable=SC2046  # a list of module@version
+  served="$(cd "$empty" && GOFLAGS= GOWORK=off go list -m -e -f '{{.Path}} {{if .Error}}-{{else}}{{.Version}}{{end}}' \
+    $(for m in $staging; do echo "$m@$STAGING_VERSION"; done))" || { rmdir "$empty"; die "cannot ask the module proxy for the staging modules at $STAGING_VERSION"; }
+  while read -r m v; do
+    [ -n "$m" ] || continue
+    if [ "$v" = - ]; then
+      v="$(cd "$empty" && GOFLAGS= GOWORK=off go list -m -e -versions -f '{{range .Versions}}{{.}} {{end}}' "$m" |
+        tr ' ' '\n' | while read -r c; do [ -z "$c" ] || ! semver_lt "$c" "$STAGING_VERSION" || echo "$c"; done | tail -n1)"
+      if [ -n "$v" ]; then
+        log "$m: not served at $STAGING_VERSION; pinned to $v, the newest version below it"
+      else
+        v="$STAGING_VERSION"
+        log "$m: not served at $STAGING_VERSION, nor at any version below it; a build that needs it fails"
+      fi
+    fi
+    echo "$m $v"
+  done <<< "$served" > "$staging_versions.tmp"
+  rmdir "$empty"
+  mv "$staging_versions.tmp" "$staging_versions"
+fi
+# staging_version MODULE prints the version MODULE is pinned to.
+staging_version() {
+  local v=""
+  [ ! -s "$staging_versions" ] || v="$(awk -v m="$1" '$1 == m { print $2 }' "$staging_versions")"
+  echo "${v:-$STAGING_VERSION}"
+}
 # Every other module upstream requires, with its version.
 pinned="$(awk -v skip="k8s.io/kubernetes $(echo $staging)" '
   BEGIN { n = split(skip, a, " "); for (i = 1; i <= n; i++) drop[a[i]] = 1 }
@@ -95,7 +136,10 @@ pinned="$(awk -v skip="k8s.io/kubernetes $(echo $staging)" '
   echo
   echo "	// The staging modules, at the release's v0.Y.Z."
   for m in $staging; do
-    echo "	$m => $m $STAGING_VERSION"
+    v="$(staging_version "$m")"
+    [ "$v" = "$STAGING_VERSION" ] ||
+      echo "	// $m: not served at $STAGING_VERSION; the newest version below it."
+    echo "	$m => $m $v"
   done
   echo
   echo "	// Every other module upstream requires, at the version it requires,"

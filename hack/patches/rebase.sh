@@ -3,6 +3,9 @@
 #
 #   hack/patches/rebase.sh X.Y.Z        (or: make rebase TO=X.Y.Z)
 #
+# X.Y.Z may be a pre-release, X.Y.Z-pre: a series pinned to one moves to the
+# next pre-release, or to the release, the same way.
+#
 # Fetches the release into its own work tree, applies the series of its
 # minor (patches/vX.Y) with a three-way merge, and then either
 #   - stops at the first patch that conflicts, naming the patch, the files
@@ -14,9 +17,11 @@
 #
 # On success it also pins the minor to the new release: it writes it to
 # patches/vX.Y/UPSTREAM_VERSION, the one place hack/lib.sh reads each minor's
-# release from (the default version is the newest minor's pinned release).
+# release from (the default version is the pinned release of the newest
+# minor pinned to a release: a series rebased onto a pre-release is not the
+# default, one rebased from a pre-release onto its release may become it).
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: $0 <new upstream release X.Y.Z>" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 <new upstream release X.Y.Z, or pre-release X.Y.Z-pre>" >&2; exit 2; }
 export K8S_VERSION="${1#v}"
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 

@@ -16,7 +16,11 @@
 #
 # Slow (a cold kubelet build per version): not part of `make test`.
 #
-# Env: VERSIONS="X.Y X.Y.Z ..." checks these minors (their pins) or releases instead of every minor.
+# Series pinned to an upstream pre-release (X.Y.Z-pre) are checked like the
+# others; the table says which series are released, which is pinned to a
+# pre-release, and which is the default.
+#
+# Env: VERSIONS="X.Y X.Y.Z X.Y.Z-pre ..." checks these minors (their pins) or releases instead of every minor.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
@@ -27,6 +31,8 @@ else
 fi
 [ "${#versions[@]}" -gt 0 ] || die "no series folders under $PATCHES_DIR"
 
+# The release an unset K8S_VERSION resolves to, named in the table.
+default_release="$(K8S_VERSION='' "$ROOT/hack/patches/k8s-version.sh")"
 summary_file="$OUTPUT/verify-versions.txt"
 mkdir -p "$OUTPUT"
 declare -a summary=() rows=()
@@ -88,11 +94,26 @@ for v in "${versions[@]}"; do
     result=FAIL
   fi
   [ "$result" = PASS ] || failed=1
-  minor="${release%.*}"
+  minor="$(echo "$release" | cut -d. -f1,2)"
   patches_n="$(grep -cv '^[[:space:]]*\(#\|$\)' "$PATCHES_DIR/v$minor/series")"
-  rows+=("| $minor | v$release | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
-  summary+=("$(printf 'v%-8s %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; non-test lines: upstream files %s' \
-    "$release" "$result" "$build_s" "$upstream_s" "$fork" "$steps" "$unit" "$lines")")
+  # Released or not: a series pinned to a pre-release is supported, never
+  # the default (hack/lib.sh).
+  kind=release
+  ! is_prerelease "$release" || kind=pre-release
+  [ "$release" != "$default_release" ] || kind="release, the default"
+  # The staging modules the module proxy does not serve at a pre-release
+  # (hack/patches/fetch-upstream.sh pinned them to the newest version below
+  # it) that the kubelet links.
+  versions_file="$OUTPUT/v$release/staging-versions"
+  if [ -s "$versions_file" ] && [ -x "$OUTPUT/v$release/bin/kubelet" ]; then
+    linked="$(go version -m "$OUTPUT/v$release/bin/kubelet" | awk '$1 == "=>" { print $2, $3 }')"
+    substitutes="$(awk -v want="v0.${release#*.}" '$2 != want { print $1, $2 }' "$versions_file" |
+      grep -Fxf - <(printf '%s\n' "$linked") | paste -sd, | sed 's/,/, /g' || true)"
+    [ -z "$substitutes" ] || kind="$kind; links $substitutes (none at v0.${release#*.})"
+  fi
+  rows+=("| $minor | v$release | $kind | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
+  summary+=("$(printf 'v%-8s (%s) %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; non-test lines: upstream files %s' \
+    "$release" "$kind" "$result" "$build_s" "$upstream_s" "$fork" "$steps" "$unit" "$lines")")
 done
 
 {
@@ -104,8 +125,8 @@ if [ -z "${VERSIONS:-}" ] && readme_has_block versions; then
   {
     echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
     echo
-    echo "| minor | pinned release | series | patches | patch by patch | non-test lines: in upstream's files, in new files | kubelet build | upstream tests, gate on + off | the fork's tests |"
-    echo "| --- | --- | --- | ---: | --- | --- | ---: | --- | --- |"
+    echo "| minor | pinned release | upstream's | series | patches | patch by patch | non-test lines: in upstream's files, in new files | kubelet build | upstream tests, gate on + off | the fork's tests |"
+    echo "| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | --- |"
     printf '%s\n' "${rows[@]}"
   } | write_readme_block versions
   log "wrote the README's table of supported versions"

@@ -31,11 +31,14 @@ import (
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/hack/tools/internal/release"
 )
 
 // gateOptions say which feature gates the kubelet gets.
 type gateOptions struct {
-	// K8sVersion is the kubelet's release, X.Y.Z.
+	// K8sVersion is the kubelet's release, X.Y.Z, or X.Y.Z-pre for a
+	// series pinned to an upstream pre-release.
 	K8sVersion string
 	// OrderingGate: the kubelet knows the fork's SidecarContainerOrdering
 	// gate. An unpatched kubelet does not, and refuses to start with it set.
@@ -46,10 +49,7 @@ type gateOptions struct {
 	None bool
 }
 
-var (
-	gateItem     = regexp.MustCompile(`^([A-Za-z0-9]+)=(true|false)$`)
-	releaseMinor = regexp.MustCompile(`^v?(\d+)\.(\d+)\.\d+`)
-)
+var gateItem = regexp.MustCompile(`^([A-Za-z0-9]+)=(true|false)$`)
 
 // featureGates resolves the kubelet's feature gates: SidecarContainerOrdering
 // on where the kubelet knows it; from v1.37 on, EventedPLEG on; then the
@@ -63,17 +63,16 @@ func featureGates(o gateOptions) (map[string]bool, error) {
 	if o.None {
 		return nil, nil
 	}
-	m := releaseMinor.FindStringSubmatch(o.K8sVersion)
-	if m == nil {
-		return nil, fmt.Errorf("-k8s-version %q is not X.Y.Z", o.K8sVersion)
+	v, err := release.Parse(o.K8sVersion)
+	if err != nil {
+		return nil, fmt.Errorf("-k8s-version: %v", err)
 	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
 	gates := map[string]bool{}
 	if o.OrderingGate {
 		gates["SidecarContainerOrdering"] = true
 	}
-	if major > 1 || minor >= 37 {
+	// A pre-release of a minor has that minor's gates.
+	if v.Major > 1 || v.Minor >= 37 {
 		gates["EventedPLEG"] = true
 	}
 	for _, item := range strings.Split(o.Overrides, ",") {

@@ -119,6 +119,21 @@ func TestKubeletConfig(t *testing.T) {
 			},
 		},
 		{
+			// A series pinned to a pre-release of a minor gets that
+			// minor's gates (the releases are old ones, never pinned).
+			name: "cluster, a v1.37 pre-release: EventedPLEG on, as on v1.37",
+			base: clusterKubelet,
+			opts: func(o *kubeletOptions) { o.Gates.K8sVersion = "1.37.0-rc.1" },
+		},
+		{
+			name: "cluster, a v1.36 pre-release: EventedPLEG off, as on v1.36",
+			base: clusterKubelet,
+			opts: func(o *kubeletOptions) { o.Gates.K8sVersion = "v1.36.0-alpha.0" },
+			want: func(c *kubeletv1beta1.KubeletConfiguration) {
+				c.FeatureGates = map[string]bool{"SidecarContainerOrdering": true}
+			},
+		},
+		{
 			name: "cluster, the unpatched kubelet: no SidecarContainerOrdering, which it would refuse",
 			base: clusterKubelet,
 			opts: func(o *kubeletOptions) { o.Gates.OrderingGate = false },
@@ -239,7 +254,10 @@ func TestKubeletConfigRefuses(t *testing.T) {
 		{"a gate without a value", clusterKubelet, func(o *kubeletOptions) { o.Gates.Overrides = "EventedPLEG" }, `KUBELET_FEATURE_GATES: "EventedPLEG" is not Gate=true or Gate=false`},
 		{"a gate that is not a bool", clusterKubelet, func(o *kubeletOptions) { o.Gates.Overrides = "EventedPLEG=yes" }, `"EventedPLEG=yes" is not Gate=true`},
 		{"a gate name with a dash", clusterKubelet, func(o *kubeletOptions) { o.Gates.Overrides = "Evented-PLEG=true" }, `"Evented-PLEG=true" is not Gate=true`},
-		{"no release", clusterKubelet, func(o *kubeletOptions) { o.Gates.K8sVersion = "" }, `-k8s-version "" is not X.Y.Z`},
+		{"no release", clusterKubelet, func(o *kubeletOptions) { o.Gates.K8sVersion = "" }, `-k8s-version: "" is not X.Y.Z or X.Y.Z-pre`},
+		{"a minor", clusterKubelet, func(o *kubeletOptions) { o.Gates.K8sVersion = "1.37" }, `-k8s-version: "1.37" is not X.Y.Z`},
+		{"an empty pre-release", clusterKubelet, func(o *kubeletOptions) { o.Gates.K8sVersion = "1.37.0-" }, `-k8s-version: "1.37.0-" is not X.Y.Z`},
+		{"a kubelet's version string", clusterKubelet, func(o *kubeletOptions) { o.Gates.K8sVersion = "v1.37.0-rc.1-sidecar-kubelet+0123456789ab" }, `is not X.Y.Z`},
 		{"an eviction threshold with >", clusterKubelet, func(o *kubeletOptions) { o.Disk.EvictionHard = "memory.available>100Mi" }, `KUBELET_EVICTION_HARD: "memory.available>100Mi" is not signal<value`},
 		{"an eviction threshold in Ki", clusterKubelet, func(o *kubeletOptions) { o.Disk.EvictionHard = "memory.available<100Ki" }, `"memory.available<100Ki" is not signal<value`},
 		{"image GC at 0%", clusterKubelet, func(o *kubeletOptions) { o.Disk.ImageGCHigh = "0" }, `KUBELET_IMAGE_GC_HIGH must be a percentage 1-100, not "0"`},

@@ -21,11 +21,13 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sidecar-kubelet/sidecar-kubelet/hack/tools/internal/release"
 )
 
 // pinned holds the releases the series are pinned to, by minor ("" is the
-// default, the newest minor's), as hack/cluster/lib.sh and
+// default, the newest minor pinned to a release), as hack/cluster/lib.sh and
 // hack/e2e-node/run.sh pass them in -k8s-version: read from
 // patches/vX.Y/UPSTREAM_VERSION through hack/patches/k8s-version.sh, never
 // written here.
@@ -41,4 +43,33 @@ func TestMain(m *testing.M) {
 		pinned[minor] = v
 	}
 	os.Exit(m.Run())
+}
+
+// TestFeatureGatesOfEverySeries: the kubelet of every supported series,
+// those pinned to a pre-release too, gets its gates: the fork's, and
+// EventedPLEG from v1.37 on.
+func TestFeatureGatesOfEverySeries(t *testing.T) {
+	all, err := release.Supported("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		t.Run(s.Release, func(t *testing.T) {
+			v, err := release.Parse(s.Release)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := featureGates(gateOptions{K8sVersion: s.Release, OrderingGate: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{"SidecarContainerOrdering": true}
+			if v.Major > 1 || v.Minor >= 37 {
+				want["EventedPLEG"] = true
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("featureGates (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

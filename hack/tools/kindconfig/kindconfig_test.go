@@ -56,8 +56,8 @@ func decode(raw []byte) (*kind.Cluster, error) {
 }
 
 // pinnedVersion is the upstream release the build uses by default: the one
-// hack/patches/k8s-version.sh resolves an unset K8S_VERSION to (the newest
-// minor's patches/vX.Y/UPSTREAM_VERSION).
+// hack/patches/k8s-version.sh resolves an unset K8S_VERSION to (the
+// patches/vX.Y/UPSTREAM_VERSION of the newest minor pinned to a release).
 func pinnedVersion(t *testing.T) string {
 	t.Helper()
 	v, err := release.Pinned(root, "")

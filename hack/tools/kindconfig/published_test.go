@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/name"
 	kinddefaults "sigs.k8s.io/kind/pkg/apis/config/defaults"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/hack/tools/internal/release"
 )
 
 // publishedImage is a line of kind-config/published-node-images.
@@ -132,15 +134,20 @@ func TestPublishedNodeImages(t *testing.T) {
 		t.Errorf("hack/kind/build-kind.sh builds kind %s, hack/tools/go.mod requires %s: the digests must come from the kind that runs", built, required)
 	}
 
-	// Every supported minor has a published image (kind publishes one per
-	// minor; the patch release may differ from ours).
-	dirs, err := filepath.Glob(filepath.Join(root, "patches", "v*"))
+	// Every supported minor pinned to a release has a published image
+	// (kind publishes one per minor; the patch release may differ from
+	// ours). kind publishes no pre-release: for a series pinned to one,
+	// make kind-up has kind build the base, as for any release not listed.
+	all, err := release.Supported(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range dirs {
-		if !minors[filepath.Base(d)] {
-			t.Errorf("kind-config/published-node-images has no image of %s (patches/%s)", filepath.Base(d), filepath.Base(d))
+	for _, s := range all {
+		if s.PreRelease {
+			continue
+		}
+		if !minors["v"+s.Minor] {
+			t.Errorf("kind-config/published-node-images has no image of v%s (%s)", s.Minor, s.Folder)
 		}
 	}
 }
@@ -155,14 +162,24 @@ func TestPublishedNodeImageLookup(t *testing.T) {
 	for _, im := range images {
 		want[strings.TrimPrefix(im.Release, "v")] = im.Reference
 	}
-	// Not published: the pinned release of the newest minor, while kind
-	// publishes another release of it (today), and a release sharing a
-	// listed one's prefix.
+	// Not published: the default release (the newest minor pinned to a
+	// release), while kind publishes another release of it (today), and a
+	// release sharing a listed one's prefix.
 	if pinned := pinnedVersion(t); want[pinned] == "" {
 		want[pinned] = ""
 	}
 	for _, im := range images {
 		want[strings.TrimPrefix(im.Release, "v")+"0"] = ""
+	}
+	// Nor any pre-release a series is pinned to: kind builds that base.
+	all, err := release.Supported(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		if s.PreRelease {
+			want[s.Release] = ""
+		}
 	}
 	for release, ref := range want {
 		t.Run(release, func(t *testing.T) {

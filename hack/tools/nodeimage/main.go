@@ -33,7 +33,7 @@ func main() {
 		layers   = flag.String("base-layers", "", "comma-separated root file system tarballs that make the base, in order (a node image built from sources: hack/kind/build-node-image.sh)")
 		arch     = flag.String("arch", "", "architecture to pick from a multi-platform --base-ref (default: the kubelet's)")
 		kubelet  = flag.String("kubelet", "", "the patched kubelet binary (required)")
-		upstream = flag.String("upstream-version", "", "upstream release, vX.Y.Z (required)")
+		upstream = flag.String("upstream-version", "", "upstream release, vX.Y.Z, or vX.Y.Z-pre for a pre-release (required)")
 		series   = flag.String("series-hash", "", "sha256 of the patch series, as hack/lib.sh series_hash prints it (required)")
 		version  = flag.String("image-version", "", "org.opencontainers.image.version label (optional; the kubelet's version)")
 		imgName  = flag.String("name", "", "name of the result, REPO:TAG (default sidecar-kubelet/node:<upstream-version>)")

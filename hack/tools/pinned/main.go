@@ -49,6 +49,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/hack/tools/internal/release"
 )
 
 func main() {
@@ -88,7 +90,7 @@ func main() {
 // Pin is a series' pinned release.
 type Pin struct {
 	Minor   string // X.Y
-	Release string // X.Y.Z
+	Release string // X.Y.Z, or X.Y.Z-pre
 }
 
 // File is where the pin is written.
@@ -97,14 +99,16 @@ func (p Pin) File() string { return "patches/v" + p.Minor + "/UPSTREAM_VERSION" 
 // pins reads every series' UPSTREAM_VERSION as hack/lib.sh does
 // (pinned_version): # starts a comment, blanks are dropped, the first
 // line left is the release, with or without its v, and it must be a
-// release of the folder's minor. A folder without a series file is not a
-// series (supported_minors). Sorted by minor.
+// release (X.Y.Z) or a pre-release (X.Y.Z-pre) of the folder's minor. A
+// folder without a series file is not a series (supported_minors). Sorted
+// by minor, as numbers.
 func pins(fsys fs.FS) ([]Pin, error) {
 	dirs, err := fs.Glob(fsys, "patches/v*")
 	if err != nil {
 		return nil, err
 	}
 	var out []Pin
+	versions := map[string]release.Version{}
 	for _, d := range dirs {
 		minor := strings.TrimPrefix(path.Base(d), "v")
 		if _, err := fs.Stat(fsys, d+"/series"); err != nil {
@@ -115,25 +119,30 @@ func pins(fsys fs.FS) ([]Pin, error) {
 		if err != nil {
 			continue
 		}
-		release := ""
+		pin := ""
 		for _, line := range strings.Split(string(raw), "\n") {
 			line, _, _ = strings.Cut(line, "#")
 			line = strings.Join(strings.Fields(line), "")
 			if line != "" {
-				release = strings.TrimPrefix(line, "v")
+				pin = strings.TrimPrefix(line, "v")
 				break
 			}
 		}
-		if !regexp.MustCompile(`^` + regexp.QuoteMeta(minor) + `\.[0-9]+(-[0-9A-Za-z.-]+)?$`).MatchString(release) {
-			return nil, fmt.Errorf("%s says %q, not a v%s.Z release", p.File(), release, minor)
+		v, err := release.Parse(pin)
+		if err != nil || v.MinorString() != minor {
+			return nil, fmt.Errorf("%s says %q, not a v%s.Z release or v%s.Z-pre pre-release", p.File(), pin, minor, minor)
 		}
-		p.Release = release
+		p.Release = pin
+		versions[minor] = v
 		out = append(out, p)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no series folder with an UPSTREAM_VERSION under patches/")
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Minor < out[j].Minor })
+	sort.Slice(out, func(i, j int) bool {
+		a, b := versions[out[i].Minor], versions[out[j].Minor]
+		return a.Major < b.Major || a.Major == b.Major && a.Minor < b.Minor
+	})
 	return out, nil
 }
 

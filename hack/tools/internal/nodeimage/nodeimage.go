@@ -33,6 +33,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/hack/tools/internal/release"
 )
 
 // The labels the node image carries.
@@ -52,17 +54,15 @@ func DefaultName(upstreamVersion string) string {
 	return "sidecar-kubelet/node:v" + strings.TrimPrefix(upstreamVersion, "v")
 }
 
-var (
-	reVersion = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
-	reHash    = regexp.MustCompile(`^[0-9a-f]{64}$`)
-)
+var reHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // Options say what goes into the node image besides the base.
 type Options struct {
 	// Kubelet is the path of the patched kubelet binary.
 	Kubelet string
 	// UpstreamVersion is the upstream release the series is applied to,
-	// "vX.Y.Z" (label io.sidecar-kubelet.upstream-version).
+	// "vX.Y.Z", or "vX.Y.Z-pre" for a series pinned to a pre-release
+	// (label io.sidecar-kubelet.upstream-version).
 	UpstreamVersion string
 	// SeriesHash is the patch series' sha256 as hack/lib.sh series_hash
 	// computes it (label io.sidecar-kubelet.series-hash).
@@ -79,8 +79,8 @@ func (o Options) validate() error {
 	if o.Kubelet == "" {
 		return errors.New("no kubelet binary given")
 	}
-	if !reVersion.MatchString(o.UpstreamVersion) {
-		return fmt.Errorf("upstream version %q: want vX.Y.Z, e.g. v1.37.1", o.UpstreamVersion)
+	if _, err := release.Parse(o.UpstreamVersion); err != nil || !strings.HasPrefix(o.UpstreamVersion, "v") {
+		return fmt.Errorf("upstream version %q: want vX.Y.Z or vX.Y.Z-pre, e.g. v1.37.1", o.UpstreamVersion)
 	}
 	if !reHash.MatchString(o.SeriesHash) {
 		return fmt.Errorf("series hash %q: want 64 lower-case hex digits (hack/lib.sh series_hash)", o.SeriesHash)

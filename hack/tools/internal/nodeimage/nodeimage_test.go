@@ -419,6 +419,9 @@ func TestBuildOptionErrors(t *testing.T) {
 		want string
 	}{
 		{"no v", func(o *Options) { o.UpstreamVersion = "1.37.1" }, "want vX.Y.Z"},
+		{"a minor", func(o *Options) { o.UpstreamVersion = "v1.37" }, "want vX.Y.Z"},
+		{"an empty pre-release", func(o *Options) { o.UpstreamVersion = "v1.37.0-" }, "want vX.Y.Z or vX.Y.Z-pre"},
+		{"build metadata", func(o *Options) { o.UpstreamVersion = "v1.37.1+abc" }, "want vX.Y.Z"},
 		{"short hash", func(o *Options) { o.SeriesHash = "8e07e70a3a04" }, "64 lower-case hex"},
 		{"no kubelet", func(o *Options) { o.Kubelet = "" }, "no kubelet"},
 		{"missing kubelet", func(o *Options) { o.Kubelet = "/nonexistent/kubelet" }, "make kubelet"},
@@ -555,5 +558,35 @@ func TestWriteRejectsBadName(t *testing.T) {
 	}
 	if got, want := DefaultName("1.37.1"), "sidecar-kubelet/node:v1.37.1"; got != want || DefaultName("v1.37.1") != want {
 		t.Errorf("DefaultName: got %q, want %q", got, want)
+	}
+}
+
+// TestBuildPreRelease: a series pinned to an upstream pre-release gets a
+// node image too, labelled and tagged with the pre-release (a valid tag).
+func TestBuildPreRelease(t *testing.T) {
+	baseTar, kubelet := fixture(t, runtime.GOARCH)
+	base, err := LoadBaseTarball(baseTar, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(kubelet)
+	o.UpstreamVersion = "v1.37.0-rc.1"
+	img, err := Build(base, o)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Config.Labels[LabelUpstreamVersion]; got != "v1.37.0-rc.1" {
+		t.Errorf("label %s = %q, want v1.37.0-rc.1", LabelUpstreamVersion, got)
+	}
+	name := DefaultName("1.37.0-rc.1")
+	if name != "sidecar-kubelet/node:v1.37.0-rc.1" {
+		t.Errorf("DefaultName = %q", name)
+	}
+	if err := Write(filepath.Join(t.TempDir(), "node.tar"), name, img); err != nil {
+		t.Errorf("Write %s: %v", name, err)
 	}
 }
