@@ -6,8 +6,10 @@
 #
 # from the build module of hack/patches/fetch-upstream.sh (k8s.io/kubernetes replaced
 # by the work tree, so the harness is the patched tree's; its test/ folder is
-# upstream's, untouched by the series). Incremental: a fingerprint of the
-# inputs is kept beside the binaries; when it matches, go is not run.
+# upstream's, plus one file of the series: the fork's own specs,
+# test/e2e_node/sidecar_container_ordering_test.go of node-e2e-specs.patch).
+# Incremental: a fingerprint of the inputs is kept beside the binaries; when
+# it matches, go is not run.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
