@@ -44,14 +44,14 @@ func parsePublished(raw []byte) ([]publishedImage, error) {
 		if len(f) != 2 {
 			return nil, fmt.Errorf("line %d: want a release and a reference, got %q", n, line)
 		}
-		release, ref := f[0], f[1]
-		if !releasePattern.MatchString(release) {
-			return nil, fmt.Errorf("line %d: %q is not a release vX.Y.Z", n, release)
+		version, ref := f[0], f[1]
+		if !releasePattern.MatchString(version) {
+			return nil, fmt.Errorf("line %d: %q is not a release vX.Y.Z", n, version)
 		}
-		if seen[release] {
-			return nil, fmt.Errorf("line %d: %s is listed twice", n, release)
+		if seen[version] {
+			return nil, fmt.Errorf("line %d: %s is listed twice", n, version)
 		}
-		seen[release] = true
+		seen[version] = true
 		d, err := name.NewDigest(ref)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %q is not pinned by digest: %v", n, ref, err)
@@ -59,10 +59,10 @@ func parsePublished(raw []byte) ([]publishedImage, error) {
 		if got := d.Context().RepositoryStr(); got != "kindest/node" {
 			return nil, fmt.Errorf("line %d: %q is not kindest/node but %s", n, ref, got)
 		}
-		if want := "kindest/node:" + release + "@"; !strings.HasPrefix(ref, want) {
-			return nil, fmt.Errorf("line %d: %q is not tagged %s", n, ref, release)
+		if want := "kindest/node:" + version + "@"; !strings.HasPrefix(ref, want) {
+			return nil, fmt.Errorf("line %d: %q is not tagged %s", n, ref, version)
 		}
-		images = append(images, publishedImage{Release: release, Reference: ref})
+		images = append(images, publishedImage{Release: version, Reference: ref})
 	}
 	return images, s.Err()
 }
@@ -181,17 +181,17 @@ func TestPublishedNodeImageLookup(t *testing.T) {
 			want[s.Release] = ""
 		}
 	}
-	for release, ref := range want {
-		t.Run(release, func(t *testing.T) {
+	for version, ref := range want {
+		t.Run(version, func(t *testing.T) {
 			cmd := exec.Command("bash", "-c", `source hack/lib.sh && source hack/kind/lib.sh && published_node_image`)
 			cmd.Dir = root
-			cmd.Env = append(os.Environ(), "K8S_VERSION="+release)
+			cmd.Env = append(os.Environ(), "K8S_VERSION="+version)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("published_node_image: %v\n%s", err, out)
 			}
 			if got := strings.TrimSpace(string(out)); got != ref {
-				t.Errorf("published_node_image of %s = %q, want %q", release, got, ref)
+				t.Errorf("published_node_image of %s = %q, want %q", version, got, ref)
 			}
 		})
 	}
@@ -212,8 +212,8 @@ func readPublished(t *testing.T) []publishedImage {
 }
 
 // minorOf gives vX.Y of vX.Y.Z.
-func minorOf(release string) string {
-	return release[:strings.LastIndex(release, ".")]
+func minorOf(version string) string {
+	return version[:strings.LastIndex(version, ".")]
 }
 
 func submatch(t *testing.T, path, pattern string) string {
