@@ -239,10 +239,11 @@ elapsed=$((SECONDS - started))
 summary="$(grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' "$report/suite.log" | tail -n2 | tr '\n' ' ')"
 printf '%s\n' "KUBELET=$KUBELET $("$kubelet_bin" --version) elapsed=${elapsed}s exit=$status $summary" | tee "$report/summary" >&2
 
-# A run of the default focus is the one docs/prototyping.md reports: its
-# row (one per kubelet, the latest run) goes into the page's results block,
-# written here, never by hand.
+# A run of the default focus on the default series is the one
+# docs/prototyping.md reports: its row (one per kubelet, the latest run)
+# goes into the page's results block, written here, never by hand.
 if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] &&
+  [ "$K8S_VERSION" = "$(pinned_version "$(default_minor)")" ] &&
   [[ "$summary" =~ Ran\ ([0-9]+)\ of\ ([0-9]+)\ Specs\ in\ ([0-9.]+)\ seconds.*--\ ([0-9]+)\ Passed\ \|\ ([0-9]+)\ Failed\ \|\ ([0-9]+)\ Pending\ \|\ ([0-9]+)\ Skipped ]]; then
   specs_s="${BASH_REMATCH[3]%.*}"
   printf '| %s, `%s` | %s | %s | %s | %s of %s | %dm%02ds | %dm%02ds | %s | %s |\n' \
