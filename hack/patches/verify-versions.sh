@@ -9,6 +9,9 @@
 # kubelet/ in the release's build module, i.e. against
 # the release's own k8s.io/* and third-party versions (make test-unit runs
 # them against this repository's go.mod, the newest minor's).
+# The table also shows the latest whole-suite `make test-e2e` on a local
+# cluster of each release, when it ran the kubelet this builds (that run is
+# not repeated here: it needs the local cluster).
 # Prints one summary line per version, with the time each step took, and
 # keeps it in _output/verify-versions.txt. When every supported minor was
 # checked, it also writes the README's table of supported versions (between
@@ -114,9 +117,19 @@ for v in "${versions[@]}"; do
       grep -Fxf - <(printf '%s\n' "$linked") | paste -sd, | sed 's/,/, /g' || true)"
     [ -z "$substitutes" ] || kind="$kind; links $substitutes (none at v0.${release#*.})"
   fi
-  rows+=("| $minor | v$release | $kind | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork |")
-  summary+=("$(printf 'v%-8s (%s) %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; non-test lines: upstream files %s' \
-    "$release" "$kind" "$result" "$build_s" "$upstream_s" "$fork" "$steps" "$unit" "$lines")")
+  # The e2e suite on a local cluster of this release: the latest whole-suite
+  # make test-e2e (hack/cluster/test-e2e.sh records it), if it ran the
+  # kubelet just built; a run of an earlier series does not count.
+  e2e="not run on this series"
+  if [ -s "$OUTPUT/v$release/e2e-result" ] && [ -x "$OUTPUT/v$release/bin/kubelet" ]; then
+    IFS=$'\t' read -r e2e_kubelet e2e_when e2e_counts < "$OUTPUT/v$release/e2e-result"
+    if [ "$e2e_kubelet" = "$("$OUTPUT/v$release/bin/kubelet" --version | cut -d' ' -f2)" ]; then
+      e2e="$e2e_counts ($e2e_when)"
+    fi
+  fi
+  rows+=("| $minor | v$release | $kind | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork | $e2e |")
+  summary+=("$(printf 'v%-8s (%s) %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; non-test lines: upstream files %s; e2e: %s' \
+    "$release" "$kind" "$result" "$build_s" "$upstream_s" "$fork" "$steps" "$unit" "$lines" "$e2e")")
 done
 
 {
@@ -128,8 +141,8 @@ if [ -z "${VERSIONS:-}" ] && readme_has_block versions; then
   {
     echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
     echo
-    echo "| minor | pinned release | upstream's | series | patches | patch by patch | non-test lines: in upstream's files, in new files | kubelet build | upstream tests, gate on + off | the fork's tests |"
-    echo "| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | --- |"
+    echo "| minor | pinned release | upstream's | series | patches | patch by patch | non-test lines: in upstream's files, in new files | kubelet build | upstream tests, gate on + off | the fork's tests | e2e suite on a local cluster (latest \`make test-e2e K8S_VERSION=X.Y\`) |"
+    echo "| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | --- | --- |"
     printf '%s\n' "${rows[@]}"
   } | write_readme_block versions
   log "wrote the README's table of supported versions"
