@@ -252,6 +252,29 @@ tree_busy() {
   return 1
 }
 
+# ginkgo_summary prints the last "Ran N of M Specs in S seconds" and
+# "SUCCESS!|FAIL! -- ..." lines of ginkgo's output in the file $1 on one
+# line, colours removed; GINKGO_SUMMARY_RE matches it, its groups: specs
+# run, specs in all, seconds, passed, failed, pending, skipped.
+ginkgo_summary() {
+  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' | tail -n2 | tr '\n' ' '
+}
+GINKGO_SUMMARY_RE='Ran ([0-9]+) of ([0-9]+) Specs in ([0-9.]+) seconds.*-- ([0-9]+) Passed \| ([0-9]+) Failed \| ([0-9]+) Pending \| ([0-9]+) Skipped'
+
+# fork_test_files TREE FROM TO prints the test files the series adds
+# between the commits FROM and TO of the work tree TREE that hold Test or
+# Fuzz functions, one per line. Only their packages may be tested by name:
+# node-e2e-specs.patch adds a file of none to test/e2e_node, whose TestMain
+# ignores -run and would start the whole node e2e suite.
+fork_test_files() {
+  git -C "$1" diff --name-only --diff-filter=A "$2" "$3" -- '*_test.go' |
+    (cd "$1" && xargs -r grep -l '^func \(Test\|Fuzz\)[A-Za-z0-9_]*(') || true
+}
+
+# go_packages_of prints the import paths of the packages of the work tree's
+# files on stdin, once each.
+go_packages_of() { xargs -r -n1 dirname | sort -u | sed 's|^|k8s.io/kubernetes/|'; }
+
 # series_patches prints the patch files of the series in order, skipping
 # blank lines and comments.
 series_patches() {

@@ -47,12 +47,11 @@ KUBECONFIG="$kubeconfig" "$ROOT/e2e/run.sh" 2>&1 | tee "$suite_log" || status=$?
 # table: the counts as ginkgo printed them, and the kubelet that ran, so
 # that a later series (another kubelet version) reads as not run on it.
 if [ -z "${FOCUS:-}${SKIP:-}${LABEL_FILTER:-}" ]; then
-  counts="$(sed 's/\x1b\[[0-9;]*m//g' "$suite_log" |
-    sed -nE 's/^.*Ran ([0-9]+) of ([0-9]+) Specs.*$/\1 \2/p; s/^.*-- ([0-9]+) Passed \| ([0-9]+) Failed.*$/\1 \2/p' | tail -n 2 | paste -sd' ')"
-  if [[ "$counts" =~ ^([0-9]+)\ ([0-9]+)\ ([0-9]+)\ ([0-9]+)$ ]]; then
+  summary="$(ginkgo_summary "$suite_log")"
+  if [[ "$summary" =~ $GINKGO_SUMMARY_RE ]]; then
     printf '%s\t%s\t%s of %s specs: %s passed, %s failed, %ss\n' \
       "$("$K8S_BIN_DIR/kubelet" --version | cut -d' ' -f2)" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-      "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" "${BASH_REMATCH[4]}" $((SECONDS - suite_start)) \
+      "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]}" "${BASH_REMATCH[5]}" $((SECONDS - suite_start)) \
       > "$BUILD_DIR/e2e-result"
   fi
 fi

@@ -236,7 +236,7 @@ set +e
 status="${PIPESTATUS[0]}"
 set -e
 elapsed=$((SECONDS - started))
-summary="$(grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' "$report/suite.log" | tail -n2 | tr '\n' ' ')"
+summary="$(ginkgo_summary "$report/suite.log")"
 printf '%s\n' "KUBELET=$KUBELET $("$kubelet_bin" --version) elapsed=${elapsed}s exit=$status $summary" | tee "$report/summary" >&2
 
 # A run of the default focus on the default series is the one
@@ -244,7 +244,7 @@ printf '%s\n' "KUBELET=$KUBELET $("$kubelet_bin" --version) elapsed=${elapsed}s 
 # goes into the page's results block, written here, never by hand.
 if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] &&
   [ "$K8S_VERSION" = "$(pinned_version "$(default_minor)")" ] &&
-  [[ "$summary" =~ Ran\ ([0-9]+)\ of\ ([0-9]+)\ Specs\ in\ ([0-9.]+)\ seconds.*--\ ([0-9]+)\ Passed\ \|\ ([0-9]+)\ Failed\ \|\ ([0-9]+)\ Pending\ \|\ ([0-9]+)\ Skipped ]]; then
+  [[ "$summary" =~ $GINKGO_SUMMARY_RE ]]; then
   specs_s="${BASH_REMATCH[3]%.*}"
   printf '| %s, `%s` | %s | %s | %s | %s of %s | %dm%02ds | %dm%02ds | %s | %s |\n' \
     "$KUBELET" "$("$kubelet_bin" --version | cut -d' ' -f2)" "${BASH_REMATCH[4]}" "${BASH_REMATCH[5]}" "${BASH_REMATCH[7]}" \

@@ -22,8 +22,7 @@ trap 'git -C "$TREE" checkout -q "$head"' EXIT
 
 # The packages the whole series touches, each vetted at every step (a patch
 # that breaks a package it does not touch would show there too).
-mapfile -t pkgs < <(git -C "$TREE" diff --name-only "$UPSTREAM_TAG..$PATCH_BRANCH" -- '*.go' |
-  xargs -n1 dirname | sort -u | sed 's|^|k8s.io/kubernetes/|')
+mapfile -t pkgs < <(git -C "$TREE" diff --name-only "$UPSTREAM_TAG..$PATCH_BRANCH" -- '*.go' | go_packages_of)
 
 failed=0 n=0
 for c in $(git -C "$TREE" rev-list --reverse "$UPSTREAM_TAG..$PATCH_BRANCH"); do
@@ -36,14 +35,10 @@ for c in $(git -C "$TREE" rev-list --reverse "$UPSTREAM_TAG..$PATCH_BRANCH"); do
     [ -d "$TREE/${p#k8s.io/kubernetes/}" ] && ls "$TREE/${p#k8s.io/kubernetes/}"/*.go > /dev/null 2>&1 && present+=("$p")
   done
   # The fork's tests so far, and the packages that hold them: only those
-  # are tested, since test/e2e_node (node-e2e-specs.patch) has a TestMain
-  # that ignores -run and would start the whole node e2e suite.
-  added="$(cd "$TREE" && git diff --name-only --diff-filter=A "$UPSTREAM_TAG" HEAD -- '*_test.go' |
-    xargs -r grep -l '^func \(Test\|Fuzz\)[A-Za-z0-9_]*(' || true)"
+  # are tested (fork_test_files says why).
+  added="$(fork_test_files "$TREE" "$UPSTREAM_TAG" HEAD)"
   names="$(cd "$TREE" && for f in $added; do sed -n 's/^func \(\(Test\|Fuzz\)[A-Za-z0-9_]*\)(.*/\1/p' "$f"; done | paste -sd'|')"
-  tested=()
-  for f in $added; do tested+=("k8s.io/kubernetes/$(dirname "$f")"); done
-  mapfile -t tested < <(printf '%s\n' "${tested[@]}" | sort -u | grep -v '^$' || true)
+  mapfile -t tested < <(printf '%s\n' "$added" | go_packages_of)
   start=$SECONDS
   out="$(mktemp)"
   if ! (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go vet "${present[@]}") > "$out" 2>&1; then

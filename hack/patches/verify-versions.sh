@@ -62,12 +62,10 @@ for v in "${versions[@]}"; do
     fi
     # The fork's own tests: the Test functions of the test files the series
     # adds, run verbosely to count them (subtests included).
-    added="$(git -C "$tree" diff --name-only --diff-filter=A "$UPSTREAM_TAG..$PATCH_BRANCH" -- '*_test.go')"
+    # Only their packages are tested (fork_test_files says why).
+    added="$(fork_test_files "$tree" "$UPSTREAM_TAG" "$PATCH_BRANCH")"
     names="$(cd "$tree" && for f in $added; do sed -n 's/^func \(Test[A-Za-z0-9_]*\)(.*/\1/p' "$f"; done | paste -sd'|')"
-    # Only the packages whose added files hold Test functions: test/e2e_node
-    # (node-e2e-specs.patch) has a TestMain that ignores -run and would
-    # start the whole node e2e suite.
-    pkgs="$(cd "$tree" && for f in $added; do if grep -q '^func Test' "$f"; then echo "k8s.io/kubernetes/$(dirname "$f")"; fi; done | sort -u)"
+    pkgs="$(printf '%s\n' "$added" | go_packages_of)"
     if [ -n "$names" ]; then
       out="$(mktemp)"
       # shellcheck disable=SC2086  # pkgs is a list
