@@ -14,7 +14,7 @@ export K8S_VERSION
 # docs/prototyping.md), picked to run in a couple of minutes.
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
-	test test-unit test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
+	test test-unit test-policy test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
 	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping
 
 help: ## list the targets
@@ -54,10 +54,13 @@ import-patches: ## apply patches/vX.Y/series to the work tree as commits
 export-patches: ## write the work tree's commits back to patches/vX.Y
 	hack/patches/export-patches.sh
 
-test: kubelet test-unit test-tools test-docs test-e2e-tools test-bench test-patch-roundtrip test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
+test: kubelet test-unit test-policy test-tools test-docs test-e2e-tools test-bench test-patch-roundtrip test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
 test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
 	go test -count=1 ./kubelet/... ./hack/images/...
+
+test-policy: ## the admission policy of rule 16 (deploy/) against the kubelet's annotation parser, in the API server's own policy code
+	cd deploy && go vet ./... && go test -count=1 ./...
 
 test-patch-roundtrip: ## every series (or K8S_VERSION's): import into a throwaway clone, export again, byte for byte; no patch rewrites an earlier one's lines
 	@if [ -n "$(K8S_VERSION)" ]; then hack/patches/check-patch-roundtrip.sh; else \
