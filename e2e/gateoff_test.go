@@ -88,7 +88,7 @@ var _ = Describe("Feature gate off", Ordered, Serial, Label("kubelet-restart"), 
 		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) { ExpectRunning(g, p, "proxy", "app") })
 		Consistently(ctx, func() []string {
 			var reasons []string
-			for _, r := range []string{sidecars.ReasonWaitingForSidecars, sidecars.ReasonSidecarsReady, sidecars.ReasonInvalidSidecarAnnotation} {
+			for _, r := range forkEventReasons {
 				for _, e := range cluster.PodEvents(ctx, pod, r) {
 					reasons = append(reasons, e.Reason)
 				}
@@ -96,4 +96,35 @@ var _ = Describe("Feature gate off", Ordered, Serial, Label("kubelet-restart"), 
 			return reasons
 		}).Should(BeEmpty(), "SPEC gate: sidecar events recorded with the gate off")
 	})
+
+	It("[gate] passes the pod to the runtime unchanged, its annotations included", func(ctx SpecContext) {
+		// The app names itself after the annotation, through the downward
+		// API: upstream's kubelet resolves it from the pod as it is.
+		app := TestServer("app")
+		fromAnnotation := v1.EnvVar{Name: "NAME", ValueFrom: &v1.EnvVarSource{
+			FieldRef: &v1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + sidecars.SidecarsAnnotation + "']"}}}
+		app.Env = append(app.Env, fromAnnotation)
+		pod := cluster.CreatePod(ctx, ns, NewPod("annotation-passed-on",
+			AnnotatedSidecars("proxy"),
+			Containers(TestServer("proxy"), app)))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		Eventually(ctx, func(g Gomega) {
+			logs, err := cluster.ContainerLogs(ctx, pod, "app", false)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(logs).To(ContainSubstring(" name=proxy event=started"), "SPEC rule 19: the app read the annotation through the downward API")
+		}).WithTimeout(time.Minute).Should(Succeed())
+		var events []string
+		for _, r := range forkEventReasons {
+			for _, e := range cluster.PodEvents(ctx, pod, r) {
+				events = append(events, e.Reason+": "+e.Message)
+			}
+		}
+		Expect(events).To(BeEmpty(), "SPEC rule 19: the fork's events with the gate off")
+	})
 })
+
+// forkEventReasons are the reasons of every event the fork records.
+var forkEventReasons = []string{
+	sidecars.ReasonWaitingForSidecars, sidecars.ReasonSidecarsReady, sidecars.ReasonTerminatingSidecars,
+	sidecars.ReasonInvalidSidecarAnnotation, sidecars.ReasonSidecarAnnotationChanged,
+}

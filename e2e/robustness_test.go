@@ -62,6 +62,63 @@ var _ = Describe("Kubelet restart", Serial, Label("kubelet-restart"), func() {
 		}
 	})
 
+	It("[Ready] counts a sidecar with only a startup probe as started after a kubelet restart", func(ctx SpecContext) {
+		pod := cluster.CreatePod(ctx, ns, NewPod("restart-startup-probe",
+			AnnotatedSidecars("a", "b"),
+			Containers(
+				TestServer("a", StartupProbe("/healthz", 30)),
+				TestServer("b", Readiness(), Env("READY_AFTER=30s")),
+				TestServer("app"),
+			)))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			ExpectRunning(g, p, "a", "b")
+			g.Expect(ContainerStatusOf(p, "a").Started).To(HaveValue(BeTrue()))
+		})
+		// The restarted kubelet refills no startup result for a container
+		// that started more than 10 s before it: restart after that.
+		a := ContainerStatusOf(cluster.GetPod(ctx, pod), "a").State.Running.StartedAt.Time
+		time.Sleep(time.Until(a.Add(12 * time.Second)))
+		restarted := time.Now()
+		restartKubelet(ctx)
+
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
+		if at := mustAt("Ready", tl, First("b", "ready-served")); !restarted.Before(at) {
+			Fail("premise: the kubelet restart began after b turned ready; the restart must take less than 30 s")
+		}
+		expectTimeline("Ready", tl, HappenInOrder(First("a", "started"), First("b", "ready-served"), First("app", "started")))
+	})
+
+	It("[Ready] runs a sidecar's postStart hook again after a kubelet restart, and holds the app until a run returns", func(ctx SpecContext) {
+		pod := cluster.CreatePod(ctx, ns, NewPod("restart-poststart",
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", PostStart("/testserver", "hook", "--name", "poststart", "--sleep", "20s")),
+				TestServer("app"),
+			)))
+		// The sync that starts the proxy runs its hook, so the API shows
+		// the proxy running (and its logs) only once the hook returned:
+		// restart 6 s after the pod's creation, 20 s before the hook's end.
+		time.Sleep(time.Until(pod.CreationTimestamp.Add(6 * time.Second)))
+		restarted := time.Now()
+		restartKubelet(ctx)
+
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
+		if at := mustAt("Ready", tl, First("proxy", "poststart:hook-start")); !at.Before(restarted) {
+			Fail("premise: the proxy's hook started after the kubelet restart began; the pod must start within 6 s")
+		}
+		if at := mustAt("Ready", tl, First("proxy", "poststart:hook-end")); !restarted.Before(at) {
+			Fail("premise: the proxy's hook returned before the kubelet restart began")
+		}
+		// The app waits for the run the restarted kubelet started.
+		expectTimeline("Ready", tl, HappenInOrder(Last("proxy", "poststart:hook-start"), Last("proxy", "poststart:hook-end"), First("app", "started")))
+		if n := len(tl.All("proxy", "poststart:hook-start")); n < 2 {
+			failRule("Ready", "the postStart hook the kubelet restart interrupted started %d time(s), want it run again\ntimeline seen:\n%s", n, tl)
+		}
+		Expect(ContainerStatusOf(cluster.GetPod(ctx, pod), "proxy").RestartCount).To(BeZero(), ruleMsg("Ready", "the sidecar restarted"))
+	})
+
 	It("[rule 15] keeps the termination order across a kubelet restart in the middle of ordered termination", func(ctx SpecContext) {
 		sidecar := func(name string) v1.Container {
 			return TestServer(name, Readiness(), PreStopHook("8s"), Env("DRAIN=1s"))

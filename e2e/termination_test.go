@@ -166,6 +166,41 @@ var _ = Describe("Termination", func() {
 		}
 	})
 
+	DescribeTable("[rule 13] runs a sidecar's preStop hook when its turn comes at the deadline",
+		func(ctx SpecContext, grace int64, deleteGrace *int64, app ContainerOption) {
+			pod := cluster.CreatePod(ctx, ns, NewPod("hook-at-deadline",
+				Held(), TerminationGracePeriod(grace), AnnotatedSidecars("proxy"),
+				Containers(TestServer("proxy", Readiness(), PreStopHook("0s")), TestServer("app", app))))
+			cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+			logs := cluster.FollowLogs(ctx, pod)
+			Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: deleteGrace})).To(Succeed())
+			cluster.WaitTerminated(ctx, pod, time.Minute)
+			tl := logs.Wait(ctx, time.Minute)
+			// Every container's preStop hook runs at least once before it
+			// is stopped: the proxy's too, although the app used the grace
+			// period, then with upstream's 2 seconds.
+			expectTimeline("13", tl, HappenInOrder(First("app", "sigterm"), First("proxy", "prestop:hook-start"), First("proxy", "sigterm")))
+		},
+		Entry("the app ignores SIGTERM, grace period 6 s", int64(6), nil, Env("IGNORE_SIGTERM=true")),
+		Entry("kubectl delete --grace-period=1, the app drains 3 s", int64(30), ptr.To[int64](1), Env("DRAIN=3s")),
+	)
+
+	It("[events] records one TerminatingSidecars for a Job pod's stop cut short by a delete", func(ctx SpecContext) {
+		pod := cluster.CreatePod(ctx, ns, NewPod("job-stop-deleted",
+			Held(), TerminationGracePeriod(60), PodRestartPolicy(v1.RestartPolicyNever), AnnotatedSidecars("proxy"),
+			Containers(TestServer("proxy", Readiness(), PreStopHook("30s")), TestServer("app", Env("EXIT_AFTER=2s")))))
+		logs := cluster.FollowLogs(ctx, pod)
+		// The app is done: the kubelet stops the proxy, whose hook takes
+		// 30 s; a delete with 5 s cuts that stop short.
+		logs.WaitFor(ctx, First("proxy", "prestop:hook-start"), 2*time.Minute)
+		Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](5)})).To(Succeed())
+		cluster.WaitTerminated(ctx, pod, time.Minute)
+		Eventually(ctx, func() int { return len(cluster.PodEvents(ctx, pod, sidecars.ReasonTerminatingSidecars)) }).
+			WithTimeout(10*time.Second).Should(Equal(1), "SPEC Observability: one TerminatingSidecars event per termination")
+		Consistently(ctx, func() int { return len(cluster.PodEvents(ctx, pod, sidecars.ReasonTerminatingSidecars)) }).
+			WithTimeout(5*time.Second).Should(Equal(1), "SPEC Observability: one TerminatingSidecars event per termination")
+	})
+
 	It("[rule 13] lets a shorter grace period bound a running preStop hook, not abort it", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("hook-shortened",
 			Held(), TerminationGracePeriod(60), AnnotatedSidecars("proxy"),

@@ -17,6 +17,7 @@ limitations under the License.
 package podorder
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -253,7 +254,8 @@ func CompletePodSpec(spec *v1.PodSpec, node, image string) {
 		} else {
 			c.Env = append(c.Env, v1.EnvVar{Name: "PORT", Value: strconv.Itoa(p)})
 		}
-		if envValue(c, "NAME") == "" {
+		// A NAME of the test's own (a value, or one from the downward API).
+		if !slices.ContainsFunc(c.Env, func(e v1.EnvVar) bool { return e.Name == "NAME" }) {
 			c.Env = append(c.Env, v1.EnvVar{Name: "NAME", Value: c.Name})
 		}
 		for _, probe := range []*v1.Probe{c.ReadinessProbe, c.LivenessProbe, c.StartupProbe} {

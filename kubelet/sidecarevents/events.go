@@ -100,6 +100,10 @@ func Start(p sidecars.StartPlan, l sidecars.Layout, now time.Time) []Event {
 // occur again when the pod starts anew in a new sandbox.
 var StartKeys = []string{sidecars.ReasonWaitingForSidecars, sidecars.ReasonSidecarsReady}
 
+// TerminationKeys are the keys of the termination events (Terminating),
+// which occur again in the pod's next termination.
+var TerminationKeys = []string{sidecars.ReasonTerminatingSidecars}
+
 // Terminating is the event of a pod whose app containers have exited
 // while its sidecars still run: they stop in stopOrder. A pod has one per
 // termination.

@@ -19,14 +19,17 @@ package sidecars
 import v1 "k8s.io/api/core/v1"
 
 // Ready reports whether a sidecar is ready for the containers that wait on
-// it, from whether it runs and whether its probes' last results were
-// successes:
+// it, from whether it runs, whether its probes' last results were
+// successes, and whether a run of its postStart hook has returned:
 //   - with a readiness probe: that probe has succeeded;
 //   - else with a startup probe: that probe has succeeded;
-//   - else: it is running. The kubelet runs a postStart hook inside the sync
-//     that starts the container, so a container seen running by a later sync
-//     has returned from its hook.
-func Ready(c *v1.Container, running, readinessSucceeded, startupSucceeded bool) bool {
+//   - else: it is running and, if it has a postStart hook, a run of the hook
+//     has returned. The kubelet runs the hook inside the sync that starts
+//     the container, so a later sync of the same kubelet finds it returned;
+//     a kubelet restart during the hook leaves it not returned until the
+//     restarted kubelet has run it again (hooks are delivered at least
+//     once).
+func Ready(c *v1.Container, running, readinessSucceeded, startupSucceeded, postStartReturned bool) bool {
 	switch {
 	case !running:
 		return false
@@ -34,6 +37,8 @@ func Ready(c *v1.Container, running, readinessSucceeded, startupSucceeded bool) 
 		return readinessSucceeded
 	case c.StartupProbe != nil:
 		return startupSucceeded
+	case c.Lifecycle != nil && c.Lifecycle.PostStart != nil:
+		return postStartReturned
 	default:
 		return true
 	}

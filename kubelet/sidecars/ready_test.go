@@ -28,6 +28,10 @@ func TestReady(t *testing.T) {
 	readinessOnly := &v1.Container{Name: "sidecar", ReadinessProbe: probe}
 	startupOnly := &v1.Container{Name: "sidecar", StartupProbe: probe}
 	bothProbes := &v1.Container{Name: "sidecar", ReadinessProbe: probe, StartupProbe: probe}
+	hook := &v1.Lifecycle{PostStart: &v1.LifecycleHandler{Exec: &v1.ExecAction{Command: []string{"wait"}}}}
+	postStartOnly := &v1.Container{Name: "sidecar", Lifecycle: hook}
+	readinessAndPostStart := &v1.Container{Name: "sidecar", ReadinessProbe: probe, Lifecycle: hook}
+	preStopOnly := &v1.Container{Name: "sidecar", Lifecycle: &v1.Lifecycle{PreStop: hook.PostStart}}
 
 	testCases := []struct {
 		name      string
@@ -35,8 +39,17 @@ func TestReady(t *testing.T) {
 		running   bool
 		readiness bool // the readiness probe's last result was a success
 		startup   bool // the startup probe's
+		// postStart: a run of the postStart hook has returned (false: a
+		// kubelet restart interrupted it, and no run has returned since)
+		postStart bool
 		want      bool
 	}{
+		{name: "postStart hook, returned", container: postStartOnly, running: true, postStart: true, want: true},
+		{name: "postStart hook interrupted by a kubelet restart", container: postStartOnly, running: true, want: false},
+		{name: "postStart hook returned, not running", container: postStartOnly, postStart: true, want: false},
+		{name: "postStart hook and a readiness probe: the probe decides", container: readinessAndPostStart, running: true, readiness: true, want: true},
+		{name: "postStart hook and a readiness probe not reported yet", container: readinessAndPostStart, running: true, postStart: true, want: false},
+		{name: "a preStop hook only: ready when running", container: preStopOnly, running: true, want: true},
 		{
 			name:      "not running, no probes",
 			container: noProbes,
@@ -156,8 +169,8 @@ func TestReady(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Ready(tc.container, tc.running, tc.readiness, tc.startup); got != tc.want {
-				t.Errorf("Ready(running=%v, readiness=%v, startup=%v) = %v, want %v", tc.running, tc.readiness, tc.startup, got, tc.want)
+			if got := Ready(tc.container, tc.running, tc.readiness, tc.startup, tc.postStart); got != tc.want {
+				t.Errorf("Ready(running=%v, readiness=%v, startup=%v, postStart=%v) = %v, want %v", tc.running, tc.readiness, tc.startup, tc.postStart, got, tc.want)
 			}
 		})
 	}

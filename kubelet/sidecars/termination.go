@@ -91,19 +91,55 @@ func EarlierDeadline(recorded, now time.Time, grace time.Duration) time.Time {
 	return deadline
 }
 
-// FormatDeadline is the record of a deadline the kubelet keeps in the pod's
-// directory: the node's Unix time in nanoseconds, in decimal.
-func FormatDeadline(deadline time.Time) []byte {
-	return []byte(strconv.FormatInt(deadline.UnixNano(), 10) + "\n")
+// BootClock is a reading of the node's boot clock: the time since the node
+// booted (Linux's CLOCK_BOOTTIME), which no step of the wall clock moves,
+// and the boot it counts from. Every process of the node reads the same
+// clock, so a restarted kubelet counts a deadline recorded before its
+// restart on it: a clock step on the node during a termination costs no
+// grace (SPEC rule 13). kubelet/bootclock reads it.
+type BootClock struct {
+	// BootID names the node's boot (Linux's /proc/sys/kernel/random/boot_id).
+	BootID string
+	// SinceBoot is the time since that boot.
+	SinceBoot time.Duration
 }
 
-// ParseDeadline reads a record of FormatDeadline.
-func ParseDeadline(record []byte) (time.Time, error) {
-	nanos, err := strconv.ParseInt(strings.TrimSpace(string(record)), 10, 64)
-	if err != nil || nanos <= 0 {
-		return time.Time{}, fmt.Errorf("not a termination deadline: %q", quoteRecord(record))
+// maxBootID bounds the boot ID a record may hold (Linux's is 36 bytes).
+const maxBootID = 64
+
+// FormatDeadline is the record of a deadline, left from now, that the
+// kubelet keeps in the pod's directory: the boot it was recorded in and the
+// deadline on that boot's clock, in nanoseconds.
+func FormatDeadline(left time.Duration, now BootClock) []byte {
+	return fmt.Appendf(nil, "boot %s %d\n", now.BootID, int64(now.SinceBoot+left))
+}
+
+// DeadlineLeft reads a record of FormatDeadline and returns how long is
+// left until its deadline at now, on the boot clock: negative once it has
+// passed. A record of an earlier boot is an error: the node rebooted, and
+// the pod's containers with it. A record of an earlier version of the fork,
+// the deadline's Unix time in nanoseconds, is read on the wall clock
+// (wallNow), as it was written.
+func DeadlineLeft(record []byte, now BootClock, wallNow time.Time) (time.Duration, error) {
+	fields := strings.Fields(string(record))
+	switch {
+	case len(fields) == 1:
+		nanos, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil || nanos <= 0 {
+			break
+		}
+		return time.Unix(0, nanos).Sub(wallNow), nil
+	case len(fields) == 3 && fields[0] == "boot" && fields[1] != "" && len(fields[1]) <= maxBootID:
+		nanos, err := strconv.ParseInt(fields[2], 10, 64)
+		if err != nil || nanos <= 0 {
+			break
+		}
+		if fields[1] != now.BootID {
+			return 0, fmt.Errorf("a termination deadline of another boot of the node: %q", quoteRecord(record))
+		}
+		return time.Duration(nanos) - now.SinceBoot, nil
 	}
-	return time.Unix(0, nanos), nil
+	return 0, fmt.Errorf("not a termination deadline: %q", quoteRecord(record))
 }
 
 // quoteRecord is at most the first 32 bytes of a record, for an error.

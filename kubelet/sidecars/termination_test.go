@@ -239,17 +239,72 @@ func TestEarlierDeadline(t *testing.T) {
 	}
 }
 
+// TestDeadlineRecord: a deadline recorded by one kubelet and read by the
+// next, on the boot clock, whatever the wall clock did in between (SPEC
+// rule 13). The wall clock steps an hour forward or back between the two
+// readings: what is left does not change.
 func TestDeadlineRecord(t *testing.T) {
-	deadline := time.Unix(1_764_000_000, 123_456_789)
-	got, err := ParseDeadline(FormatDeadline(deadline))
-	if err != nil || !got.Equal(deadline) {
-		t.Errorf("ParseDeadline(FormatDeadline(%v)) = %v, %v", deadline, got, err)
+	recordedAt := BootClock{BootID: "3f1c9a4e-8b2d-4c4e-9f0a-1b2c3d4e5f60", SinceBoot: 5 * time.Hour}
+	wall := time.Date(2026, time.November, 26, 10, 0, 0, 0, time.UTC)
+	record := FormatDeadline(30*time.Second, recordedAt)
+	for _, tc := range []struct {
+		name    string
+		now     BootClock
+		wallNow time.Time
+		want    time.Duration
+	}{
+		{name: "read at once", now: recordedAt, wallNow: wall, want: 30 * time.Second},
+		{name: "read 4 s later", now: after(recordedAt, 4*time.Second), wallNow: wall.Add(4 * time.Second), want: 26 * time.Second},
+		{name: "the wall clock stepped an hour forward", now: after(recordedAt, 4*time.Second), wallNow: wall.Add(time.Hour + 4*time.Second), want: 26 * time.Second},
+		{name: "the wall clock stepped an hour back", now: after(recordedAt, 4*time.Second), wallNow: wall.Add(-time.Hour + 4*time.Second), want: 26 * time.Second},
+		{name: "read after the deadline", now: after(recordedAt, 45*time.Second), wallNow: wall, want: -15 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DeadlineLeft(record, tc.now, tc.wallNow)
+			if err != nil || got != tc.want {
+				t.Errorf("DeadlineLeft(%q) = %v, %v; want %v", record, got, err, tc.want)
+			}
+		})
 	}
-	for _, record := range []string{"", "\n", "soon", "-5", "0", "1.5", strings.Repeat("9", 100)} {
-		if got, err := ParseDeadline([]byte(record)); err == nil {
-			t.Errorf("ParseDeadline(%q) = %v, want an error", record, got)
+
+	// A record of an earlier version of the fork: the wall clock's Unix
+	// nanoseconds, read on the wall clock as it was written.
+	legacy := []byte("1764151230000000000\n")
+	if got, err := DeadlineLeft(legacy, recordedAt, time.Unix(0, 1764151200000000000)); err != nil || got != 30*time.Second {
+		t.Errorf("DeadlineLeft(%q) = %v, %v; want 30s", legacy, got, err)
+	}
+
+	otherBoot := BootClock{BootID: "another-boot", SinceBoot: time.Minute}
+	for _, record := range []string{
+		"", "\n", "soon", "-5", "0", "1.5", strings.Repeat("9", 100),
+		"boot", "boot id", "boot id -5", "boot id 0", "boot id 1.5", "boot  id 5 extra",
+		"boot " + strings.Repeat("x", 65) + " 5", "clock id 5",
+		string(FormatDeadline(time.Second, recordedAt)), // read in another boot
+	} {
+		if got, err := DeadlineLeft([]byte(record), otherBoot, wall); err == nil {
+			t.Errorf("DeadlineLeft(%q) = %v, want an error", record, got)
 		} else if len(err.Error()) > 100 {
-			t.Errorf("ParseDeadline(%q) error is %d bytes", record, len(err.Error()))
+			t.Errorf("DeadlineLeft(%q) error is %d bytes", record, len(err.Error()))
 		}
 	}
+}
+
+func after(c BootClock, d time.Duration) BootClock {
+	c.SinceBoot += d
+	return c
+}
+
+// FuzzDeadlineLeft: whatever the pod's directory holds, reading it costs
+// time linear in its size, never panics, and errors stay short: they quote
+// at most 32 bytes of it, each at most 4 bytes escaped.
+func FuzzDeadlineLeft(f *testing.F) {
+	now := BootClock{BootID: "b", SinceBoot: time.Hour}
+	f.Add(FormatDeadline(time.Minute, now))
+	f.Add([]byte("1764151230000000000\n"))
+	f.Add([]byte("boot b -1"))
+	f.Fuzz(func(t *testing.T, record []byte) {
+		if _, err := DeadlineLeft(record, now, time.Unix(1_764_000_000, 0)); err != nil && len(err.Error()) > 200 {
+			t.Errorf("error of %d bytes", len(err.Error()))
+		}
+	})
 }
