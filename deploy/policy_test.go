@@ -44,8 +44,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/util/version"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
@@ -414,6 +414,11 @@ var seeds = []struct{ sidecars, waitReady string }{
 	{"nb\u00a0sp,zw\u200bsp,soft\u00adhyphen,bom\ufeff,ls\u2028,c1\u0085x,pua\ue000,max\U0010ffff,nonchar\ufffe", "\u200b"},
 	{"é,日本,😀,ǅ,\u0301,x\U0001f600y", "ÿ"},
 	{"\U000e0001tag,\U0001d173", "true"},
+	// Bytes that are no UTF-8 (a protobuf client can store them).
+	{"a\xffb", "\xff"},
+	{"x\xe6\x97,\xc3,a", "t\xff"},
+	{strings.Repeat("\xff", 70), strings.Repeat("é\xff", 40)},
+	{"a," + strings.Repeat("\xe6\x97", 40), "y" + strings.Repeat("\x80", 100)},
 	// Long items: cut to 64 bytes, inside a character if need be.
 	{strings.Repeat("x", 64), "true"},
 	{"a," + strings.Repeat("x", 65), strings.Repeat("t", 65)},
@@ -473,7 +478,7 @@ func TestPolicyAgreesWithDecideOnOtherPods(t *testing.T) {
 func TestPolicyAgreesWithDecideOnRandomValues(t *testing.T) {
 	names := append(slices.Clone(roomyContainers[:5]), "init", "native", "nope", "A", "a-b")
 	odd := []string{
-		"x", "\x00", "\x1b", "\x7f", `"`, `\`, "é", "日", "😀", "\u200b", "\u00ad", "\ue000", "\U0010ffff", "\u0301", "\u00a0",
+		"x", "\x00", "\x1b", "\x7f", "\xff", "\xe6\x97", `"`, `\`, "é", "日", "😀", "\u200b", "\u00ad", "\ue000", "\U0010ffff", "\u0301", "\u00a0",
 		strings.Repeat("x", 40), strings.Repeat("é", 25),
 	}
 	spaces := []string{"", "", "", " ", "\t", "\n", "\u00a0", "\u3000", "\u0085"}
@@ -579,7 +584,10 @@ func TestPolicyCostsLittle(t *testing.T) {
 		sidecars   string
 		// leftToKubelet: more than 600 items name containers.
 		leftToKubelet bool
+		// waitReady is the wait-ready value; "": room/8 bytes.
+		waitReady string
 	}{
+		{name: "a wait-ready value as long as the API accepts", containers: appContainers, sidecars: "a", waitReady: strings.Repeat("é", room/2-4)},
 		{name: "a value as long as the API accepts", containers: appContainers, sidecars: strings.Repeat("nope,", room/len("nope,"))},
 		{name: "as long, of multi-byte characters", containers: appContainers, sidecars: strings.Repeat("日", room/3)},
 		{name: "1000 containers, the longest value for them: empty items", containers: big, sidecars: strings.Repeat(",", longest)},
@@ -592,9 +600,12 @@ func TestPolicyCostsLittle(t *testing.T) {
 		{name: "1000 containers, 400 of them named twice", containers: big, sidecars: strings.Join(big[:400], ",") + "," + strings.Join(big[:400], ","), leftToKubelet: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.waitReady == "" {
+				tc.waitReady = strings.Repeat("y", room/8)
+			}
 			pod := newPod(tc.containers, initContainers, map[string]string{
 				sidecars.SidecarsAnnotation:  tc.sidecars,
-				sidecars.WaitReadyAnnotation: strings.Repeat("y", room/8),
+				sidecars.WaitReadyAnnotation: tc.waitReady,
 			})
 			start := time.Now()
 			if tc.leftToKubelet {
@@ -604,7 +615,7 @@ func TestPolicyCostsLittle(t *testing.T) {
 			} else {
 				expectSameAsKubelet(t, pod)
 			}
-			t.Logf("%d bytes, %d containers: %v", len(tc.sidecars), len(tc.containers), time.Since(start).Round(time.Millisecond))
+			t.Logf("sidecars %d bytes, wait-ready %d bytes, %d containers: %v", len(tc.sidecars), len(tc.waitReady), len(tc.containers), time.Since(start).Round(time.Millisecond))
 		})
 	}
 }
