@@ -214,6 +214,44 @@ wait_for() {
   done
 }
 
+# ADMISSION_POLICY is SPEC rule 16's admission policy: a
+# ValidatingAdmissionPolicy and its binding that refuse a pod whose sidecar
+# annotations are malformed (deploy/README.md).
+ADMISSION_POLICY="$ROOT/deploy/sidecar-annotation-policy.yaml"
+
+# apply_admission_policy KUBECTL... applies ADMISSION_POLICY with that
+# kubectl command (a function, or a command with its kubeconfig), which
+# changes nothing when it is there already, and waits until the API server
+# enforces it: its policy informer syncs in a moment, and the check's dry
+# run needs the namespace default's ServiceAccount.
+apply_admission_policy() {
+  local out
+  out="$("$@" apply -f "$ADMISSION_POLICY" 2>&1)" || { printf '%s\n' "$out" >&2; return 1; }
+  case "$out" in *created* | *configured*) log "admission policy: $(tr '\n' ' ' <<< "$out")" ;; esac
+  wait_for "the API server to enforce the admission policy" 60 admission_policy_enforced "$@"
+}
+
+# admission_policy_enforced KUBECTL... succeeds when a server-side dry run
+# of a pod whose annotation names no container of it is refused by the
+# policy, with the kubelet's text.
+admission_policy_enforced() {
+  local out
+  out="$("$@" -n default create --dry-run=server -o name -f - 2>&1 << 'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: admission-policy-check
+  annotations:
+    sidecar-kubelet.io/sidecars: nosuch
+spec:
+  containers:
+  - name: app
+    image: sidecar-kubelet.local/none:1
+EOF
+)" && return 1
+  grep -qF 'denied request: sidecar-kubelet.io/sidecars: "nosuch" is not a container of the pod' <<< "$out"
+}
+
 # doc_has_block FILE NAME succeeds if FILE (relative to the repository) has
 # the line "<!-- NAME:begin".
 doc_has_block() { grep -q "^<!-- $2:begin" "$ROOT/$1"; }

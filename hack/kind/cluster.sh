@@ -16,9 +16,11 @@
 # make node-image, on the published kindest/node of the release or the one
 # kind builds for it) and the test image, creates the cluster with the
 # project's config, loads the test image into every node and waits for
-# every node Ready. The kubeconfig goes to
-# _output/kind/<cluster>.kubeconfig. A second `up` with nothing changed does
-# nothing; with a new node image it creates the cluster again.
+# every node Ready, and applies the admission policy of SPEC rule 16
+# (deploy/sidecar-annotation-policy.yaml). The kubeconfig goes to
+# _output/kind/<cluster>.kubeconfig. A second `up` with nothing changed
+# only applies the policy again, which changes nothing; with a new node
+# image it creates the cluster again.
 #
 # On a machine whose capability bounding set lacks CAP_SYS_RESOURCE (this
 # project's), kind's `--privileged` cannot work: the docker stand-in
@@ -133,6 +135,7 @@ cmd_up() {
     if [ "$running" = "$nodes" ] && [ "$ids" = "$image_id" ] && [ -f "$kubeconfig" ] &&
       kubectl wait --for=condition=Ready nodes --all --timeout=10s > /dev/null 2>&1; then
       log "kind cluster $name is up with $node_image; nothing to do"
+      apply_admission_policy kubectl || die "the API server of $name does not enforce the admission policy"
       show
       return
     fi
@@ -170,6 +173,8 @@ EOF
   log "kind create cluster took $((SECONDS - t1))s"
   kind_cmd load image-archive --name "$name" "$OUTPUT/images/testserver.tar"
   wait_for "every node of $name Ready" "${KIND_WAIT:-300}" kubectl wait --for=condition=Ready nodes --all --timeout=5s > /dev/null
+  # SPEC rule 16's admission policy (deploy/README.md).
+  apply_admission_policy kubectl || die "the API server of $name does not enforce the admission policy"
   log "kind cluster $name up in $((SECONDS - t0))s"
   show
 }
