@@ -32,23 +32,19 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
+// The kubelet's side of rule 16, in namespaces the admission policy skips
+// (AdmissionPolicyLabel=skip): where the policy is installed it refuses
+// these pods at create (admission_test.go), and these specs check the
+// kubelet of clusters without it.
 var _ = Describe("Malformed annotations", func() {
 	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = cluster.NewNamespace(ctx, PodSecurityBaseline) })
+	BeforeEach(func(ctx SpecContext) {
+		ns = cluster.NewNamespaceLabelled(ctx, PodSecurityBaseline, map[string]string{AdmissionPolicyLabel: AdmissionPolicySkip})
+	})
 
 	DescribeTable("[rule 16] record one Warning InvalidSidecarAnnotation and run the pod as upstream",
 		func(ctx SpecContext, annotations map[string]string, wantMessage string) {
-			pod := NewPod("malformed",
-				InitContainers(TestServer("setup", Env("EXIT_AFTER=500ms"))),
-				Containers(
-					// Were the annotation obeyed, the app would wait for ever.
-					TestServer("proxy", Readiness(), Env("READY_AFTER=never")),
-					TestServer("app"),
-				))
-			for k, v := range annotations {
-				pod.Annotations[k] = v
-			}
-			pod = cluster.CreatePod(ctx, ns, pod)
+			pod := cluster.CreatePod(ctx, ns, malformedPod(annotations))
 			cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
 				g.Expect(p.Status.Phase).To(Equal(v1.PodRunning))
 				ExpectRunning(g, p, "proxy", "app")
@@ -56,13 +52,7 @@ var _ = Describe("Malformed annotations", func() {
 			expectOneEvent(ctx, "16", pod, v1.EventTypeWarning, sidecars.ReasonInvalidSidecarAnnotation, wantMessage)
 			Expect(cluster.PodEvents(ctx, pod, sidecars.ReasonWaitingForSidecars)).To(BeEmpty(), ruleMsg("16", "a pod with a malformed annotation waited for sidecars"))
 		},
-		Entry("unknown container", map[string]string{sidecars.SidecarsAnnotation: "proxy,nosuch"}, `"nosuch" is not a container of the pod`),
-		Entry("duplicate", map[string]string{sidecars.SidecarsAnnotation: "proxy,proxy"}, `"proxy" is listed twice`),
-		Entry("empty item", map[string]string{sidecars.SidecarsAnnotation: "proxy,,"}, "is empty"),
-		Entry("empty value", map[string]string{sidecars.SidecarsAnnotation: " "}, "names no container"),
-		Entry("init container", map[string]string{sidecars.SidecarsAnnotation: "setup"}, `"setup" is an init container`),
-		Entry("every container", map[string]string{sidecars.SidecarsAnnotation: "proxy,app"}, "names every container"),
-		Entry("wait-ready not a boolean", map[string]string{sidecars.SidecarsAnnotation: "proxy", sidecars.WaitReadyAnnotation: "yes"}, "not a boolean"),
+		malformedEntries,
 	)
 
 	// A value of n unknown names once cost the kubelet about 2n² bytes per
@@ -88,6 +78,36 @@ var _ = Describe("Malformed annotations", func() {
 		Expect(after-before).To(BeNumerically("<", maxGrowth), ruleMsg("16", "the kubelet grew from %d MiB to %d MiB", before>>20, after>>20))
 	})
 })
+
+// malformedPod is the pod of the malformed annotations' specs, with these
+// annotations: the init container setup, the sidecar proxy that is never
+// ready, and the app.
+func malformedPod(annotations map[string]string) *v1.Pod {
+	pod := NewPod("malformed",
+		InitContainers(TestServer("setup", Env("EXIT_AFTER=500ms"))),
+		Containers(
+			// Were the annotation obeyed, the app would wait for ever.
+			TestServer("proxy", Readiness(), Env("READY_AFTER=never")),
+			TestServer("app"),
+		))
+	for k, v := range annotations {
+		pod.Annotations[k] = v
+	}
+	return pod
+}
+
+// malformedEntries are the malformed annotations of malformedPod that the
+// kubelet reports (annotations_test.go) and the admission policy refuses
+// (admission_test.go): each with what the message must say.
+var malformedEntries = []TableEntry{
+	Entry("unknown container", map[string]string{sidecars.SidecarsAnnotation: "proxy,nosuch"}, `"nosuch" is not a container of the pod`),
+	Entry("duplicate", map[string]string{sidecars.SidecarsAnnotation: "proxy,proxy"}, `"proxy" is listed twice`),
+	Entry("empty item", map[string]string{sidecars.SidecarsAnnotation: "proxy,,"}, "is empty"),
+	Entry("empty value", map[string]string{sidecars.SidecarsAnnotation: " "}, "names no container"),
+	Entry("init container", map[string]string{sidecars.SidecarsAnnotation: "setup"}, `"setup" is an init container`),
+	Entry("every container", map[string]string{sidecars.SidecarsAnnotation: "proxy,app"}, "names every container"),
+	Entry("wait-ready not a boolean", map[string]string{sidecars.SidecarsAnnotation: "proxy", sidecars.WaitReadyAnnotation: "yes"}, "not a boolean"),
+}
 
 // kubeletResidentBytes reads the kubelet's process_resident_memory_bytes.
 func kubeletResidentBytes(ctx context.Context) int64 {

@@ -19,6 +19,7 @@ package podorder
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -204,6 +205,16 @@ func NamespaceObject(level PodSecurityLevel) *v1.Namespace {
 	}}}
 }
 
+// The label that keeps sidecar-kubelet's admission policy
+// (deploy/sidecar-annotation-policy.yaml, SPEC rule 16) away from a
+// namespace's pods when its value is AdmissionPolicySkip: a pod whose
+// sidecar annotations are malformed is created there, and the kubelet
+// records its InvalidSidecarAnnotation event (NewNamespaceLabelled).
+const (
+	AdmissionPolicyLabel = "sidecar-kubelet.io/admission-policy"
+	AdmissionPolicySkip  = "skip"
+)
+
 // NewNamespace creates a namespace (NamespaceObject), waits for its default
 // ServiceAccount (the ServiceAccount admission rejects pods until then), and
 // deletes it after the spec, first releasing the pods that Held holds. When
@@ -211,7 +222,16 @@ func NamespaceObject(level PodSecurityLevel) *v1.Namespace {
 // events first (DumpNamespace).
 func (c *Cluster) NewNamespace(ctx context.Context, level PodSecurityLevel) string {
 	ginkgo.GinkgoHelper()
-	ns, err := c.Client.CoreV1().Namespaces().Create(ctx, NamespaceObject(level), metav1.CreateOptions{})
+	return c.NewNamespaceLabelled(ctx, level, nil)
+}
+
+// NewNamespaceLabelled is NewNamespace with more labels on the namespace,
+// e.g. {AdmissionPolicyLabel: AdmissionPolicySkip}.
+func (c *Cluster) NewNamespaceLabelled(ctx context.Context, level PodSecurityLevel, labels map[string]string) string {
+	ginkgo.GinkgoHelper()
+	object := NamespaceObject(level)
+	maps.Copy(object.Labels, labels)
+	ns, err := c.Client.CoreV1().Namespaces().Create(ctx, object, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	name := ns.Name
 	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {

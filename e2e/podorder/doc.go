@@ -44,8 +44,9 @@ limitations under the License.
 //   - cluster helpers for any cluster: Connect (kubeconfig, a Ready
 //     schedulable node, the test image present on it, checked by running it
 //     with imagePullPolicy Never), Cluster.NewNamespace with Pod Security
-//     labels, waits and watches of pods, events, and the kubelet's feature
-//     gate (Cluster.FeatureEnabled).
+//     labels (NewNamespaceLabelled with more, e.g. AdmissionPolicyLabel),
+//     waits and watches of pods, events, and the kubelet's feature gate
+//     (Cluster.FeatureEnabled).
 //
 // A suite of your own:
 //
