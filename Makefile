@@ -15,7 +15,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-policy test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -97,6 +97,9 @@ images: ## build the e2e images into _output/images/*.tar (testserver)
 
 e2e: ## run the e2e suite against KUBECONFIG (default: the local cluster); FOCUS=, SKIP=, LABEL_FILTER=, PROCS=
 	FOCUS="$(FOCUS)" SKIP="$(SKIP)" LABEL_FILTER="$(LABEL_FILTER)" e2e/run.sh
+
+soak: ## restart the kubelet at random moments of pods' starts and terminations (RESTARTS=30, SEED=), checking every promise; make up first
+	SIDECAR_E2E_SOAK_RESTARTS="$(RESTARTS)" SIDECAR_E2E_SOAK_SEED="$(SEED)" LABEL_FILTER=soak e2e/run.sh
 
 test-e2e: kubelet ## the e2e suite on the local cluster: images, make up, the whole suite, make down (a cluster already up stays)
 	hack/cluster/test-e2e.sh
