@@ -237,12 +237,14 @@ status="${PIPESTATUS[0]}"
 set -e
 elapsed=$((SECONDS - started))
 summary="$(ginkgo_summary "$report/suite.log")"
-printf '%s\n' "KUBELET=$KUBELET $("$kubelet_bin" --version) elapsed=${elapsed}s exit=$status $summary" | tee "$report/summary" >&2
+printf '%s\n' "KUBELET=$KUBELET KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-} $("$kubelet_bin" --version) elapsed=${elapsed}s exit=$status $summary" | tee "$report/summary" >&2
 
-# A run of the default focus on the default series is the one
-# docs/prototyping.md reports: its row (one per kubelet, the latest run)
-# goes into the page's results block, written here, never by hand.
-if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] &&
+# A run of the default focus on the default series, with the kubelet's
+# default feature gates, is the one docs/prototyping.md reports: its row
+# (one per kubelet, the latest run) goes into the page's results block,
+# written here, never by hand. A run with KUBELET_FEATURE_GATES (the gate
+# off, say) keeps its figures in its report's summary only.
+if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}${KUBELET_FEATURE_GATES:-}" ] &&
   [ "$K8S_VERSION" = "$(pinned_version "$(default_minor)")" ] &&
   [[ "$summary" =~ $GINKGO_SUMMARY_RE ]]; then
   specs_s="${BASH_REMATCH[3]%.*}"
