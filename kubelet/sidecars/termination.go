@@ -41,6 +41,13 @@ type TerminationOrder struct {
 	// StopOrder lists every sidecar, annotated then native, in the order
 	// they stop: the keys of After, each after those it waits for.
 	StopOrder []string
+	// Apps lists the app containers, which stop first.
+	Apps []string
+	// KeptUp lists the sidecars that are started again when they exit
+	// before their turn while some app container still runs (SPEC rule
+	// 14): the annotated ones. Native sidecars keep upstream's behaviour,
+	// which leaves them down.
+	KeptUp []string
 }
 
 // TerminationOrder computes the stop order of a pod with this layout.
@@ -52,6 +59,7 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 			stopsEarlier = append(stopsEarlier, c.Name)
 		}
 	}
+	order.Apps = append([]string(nil), stopsEarlier...)
 	// Each sidecar waits for every container that stops before it: the
 	// whole list rather than only its neighbour, so that the order holds
 	// when the neighbour is not running.
@@ -59,6 +67,7 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 		name := l.Sidecars[i]
 		order.After[name] = append([]string(nil), stopsEarlier...)
 		order.PreStopAtTurn = append(order.PreStopAtTurn, name)
+		order.KeptUp = append(order.KeptUp, name)
 		order.StopOrder = append(order.StopOrder, name)
 		stopsEarlier = append(stopsEarlier, name)
 	}
@@ -72,6 +81,31 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 		stopsEarlier = append(stopsEarlier, c.Name)
 	}
 	return order
+}
+
+// RestartMinimumLeft is the least time before the pod's deadline with
+// which a sidecar of KeptUp is started again: upstream's minimum grace
+// period, the least a container gets to stop. A sidecar started with less
+// would be stopped before it could serve the apps, and its start would
+// push the pod past its grace period plus that minimum.
+const RestartMinimumLeft = 2 * time.Second
+
+// RestartAt says when a sidecar of KeptUp that exited before its turn to
+// stop, while some app container still runs, is started again (SPEC rule
+// 14): once its back-off ends (backOffEnds; the zero time when it is not
+// in back-off), or at once, provided that leaves RestartMinimumLeft before
+// the pod's deadline. Otherwise ok is false: it stays down, and its turn
+// comes with the apps' end or the deadline. The times are the kubelet's
+// own clock; none comes from the API server.
+func RestartAt(now, backOffEnds, deadline time.Time) (at time.Time, ok bool) {
+	at = now
+	if backOffEnds.After(now) {
+		at = backOffEnds
+	}
+	if deadline.Sub(at) < RestartMinimumLeft {
+		return time.Time{}, false
+	}
+	return at, true
 }
 
 // EarlierDeadline is the one deadline of a pod's ordered termination (SPEC

@@ -64,13 +64,13 @@ func TestTerminationOrder(t *testing.T) {
 			name:   "apps only",
 			layout: Layout{},
 			pod:    newPod(nil, nil, []string{"x", "y"}),
-			want:   TerminationOrder{After: map[string][]string{}},
+			want:   TerminationOrder{After: map[string][]string{}, Apps: []string{"x", "y"}},
 		},
 		{
 			name:   "apps and a plain init container",
 			layout: Layout{},
 			pod:    newPod([]string{"init"}, nil, []string{"x"}),
-			want:   TerminationOrder{After: map[string][]string{}},
+			want:   TerminationOrder{After: map[string][]string{}, Apps: []string{"x"}},
 		},
 		{
 			name:   "one annotated sidecar",
@@ -80,6 +80,8 @@ func TestTerminationOrder(t *testing.T) {
 				After:         map[string][]string{"a": {"x"}},
 				PreStopAtTurn: []string{"a"},
 				StopOrder:     []string{"a"},
+				Apps:          []string{"x"},
+				KeptUp:        []string{"a"},
 			},
 		},
 		{
@@ -93,6 +95,8 @@ func TestTerminationOrder(t *testing.T) {
 				},
 				PreStopAtTurn: []string{"b", "a"},
 				StopOrder:     []string{"b", "a"},
+				Apps:          []string{"x", "y"},
+				KeptUp:        []string{"b", "a"},
 			},
 		},
 		{
@@ -106,6 +110,8 @@ func TestTerminationOrder(t *testing.T) {
 				},
 				PreStopAtTurn: []string{"a", "b"},
 				StopOrder:     []string{"a", "b"},
+				Apps:          []string{"x", "y"},
+				KeptUp:        []string{"a", "b"},
 			},
 		},
 		{
@@ -118,6 +124,7 @@ func TestTerminationOrder(t *testing.T) {
 					"n1": {"x", "y", "n2"},
 				},
 				StopOrder: []string{"n2", "n1"},
+				Apps:      []string{"x", "y"},
 			},
 		},
 		{
@@ -133,6 +140,8 @@ func TestTerminationOrder(t *testing.T) {
 				},
 				PreStopAtTurn: []string{"b", "a"},
 				StopOrder:     []string{"b", "a", "n2", "n1"},
+				Apps:          []string{"x", "y"},
+				KeptUp:        []string{"b", "a"},
 			},
 		},
 		{
@@ -155,6 +164,8 @@ func TestTerminationOrder(t *testing.T) {
 				},
 				PreStopAtTurn: []string{"a"},
 				StopOrder:     []string{"a", "n2", "n1"},
+				Apps:          []string{"x"},
+				KeptUp:        []string{"a"},
 			},
 		},
 	}
@@ -307,4 +318,46 @@ func FuzzDeadlineLeft(f *testing.F) {
 			t.Errorf("error of %d bytes", len(err.Error()))
 		}
 	})
+}
+
+func TestRestartAt(t *testing.T) {
+	now := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
+	testCases := []struct {
+		name        string
+		backOffEnds time.Duration // from now; 0 means no back-off
+		deadline    time.Duration // from now
+		wantAt      time.Duration // from now
+		wantOK      bool
+	}{
+		{name: "no back-off, time left", deadline: 20 * time.Second, wantAt: 0, wantOK: true},
+		{name: "back-off ended already", backOffEnds: -time.Second, deadline: 20 * time.Second, wantAt: 0, wantOK: true},
+		{name: "back-off ends before the deadline", backOffEnds: 10 * time.Second, deadline: 20 * time.Second, wantAt: 10 * time.Second, wantOK: true},
+		{name: "back-off ends with exactly the minimum left", backOffEnds: 18 * time.Second, deadline: 20 * time.Second, wantAt: 18 * time.Second, wantOK: true},
+		{name: "back-off ends with less than the minimum left", backOffEnds: 18*time.Second + time.Millisecond, deadline: 20 * time.Second, wantOK: false},
+		{name: "back-off ends after the deadline", backOffEnds: 40 * time.Second, deadline: 20 * time.Second, wantOK: false},
+		{name: "no back-off, less than the minimum left", deadline: time.Second, wantOK: false},
+		{name: "deadline passed", deadline: -time.Second, wantOK: false},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var backOffEnds time.Time
+			if tc.backOffEnds != 0 {
+				backOffEnds = now.Add(tc.backOffEnds)
+			}
+			at, ok := RestartAt(now, backOffEnds, now.Add(tc.deadline))
+			var wantAt time.Time
+			if tc.wantOK {
+				wantAt = now.Add(tc.wantAt)
+			}
+			if diff := cmp.Diff(struct {
+				At time.Time
+				OK bool
+			}{wantAt, tc.wantOK}, struct {
+				At time.Time
+				OK bool
+			}{at, ok}); diff != "" {
+				t.Errorf("RestartAt() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
