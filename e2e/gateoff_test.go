@@ -128,3 +128,64 @@ var forkEventReasons = []string{
 	sidecars.ReasonWaitingForSidecars, sidecars.ReasonSidecarsReady, sidecars.ReasonTerminatingSidecars,
 	sidecars.ReasonInvalidSidecarAnnotation, sidecars.ReasonSidecarAnnotationChanged,
 }
+
+// SPEC rule 19: switching the gate with pods running restarts nothing and
+// never produces a status the API server refuses. The pod is the hardest
+// case for the status: restartPolicy Never, with an annotated sidecar that
+// the fork restarted (rule 7), which upstream's rules would not allow.
+var _ = Describe("Feature gate switched under running pods", Ordered, Serial, Label("kubelet-restart"), func() {
+	BeforeAll(func(ctx SpecContext) {
+		requireKubeletRestart()
+		DeferCleanup(func(ctx SpecContext) {
+			restartKubelet(ctx, "KUBELET_FEATURE_GATES="+os.Getenv("KUBELET_FEATURE_GATES"))
+		}, NodeTimeout(5*time.Minute))
+	})
+
+	It("[gate] restarts no container and writes only statuses the API accepts, switched off and on again", func(ctx SpecContext) {
+		ns := cluster.NewNamespace(ctx, PodSecurityBaseline)
+		pod := cluster.CreatePod(ctx, ns, NewPod("gate-switch",
+			PodRestartPolicy(v1.RestartPolicyNever), SharedVolume(),
+			AnnotatedSidecars("proxy", "logger"),
+			Containers(
+				// The app's postStart hook makes the logger crash once.
+				TestServer("app", Readiness(), MountShared(), PostStart("/testserver", "hook", "--name", "poststart", "--touch", "/shared/crash")),
+				TestServer("proxy", Readiness()),
+				TestServer("logger", Readiness(), MountShared(), Env("EXIT_WHEN_FILE=/shared/crash", "REMOVE_SEEN_FILE=true", "EXIT_CODE=1")),
+			)))
+		// The premise: the fork restarted the sidecar of a Never pod.
+		var before *v1.Pod
+		Eventually(ctx, func(g Gomega) {
+			before = cluster.GetPod(ctx, pod)
+			g.Expect(before.Status.Phase).To(Equal(v1.PodRunning))
+			g.Expect(ContainerStatusOf(before, "logger").RestartCount).To(BeNumerically("==", 1))
+			for _, st := range before.Status.ContainerStatuses {
+				g.Expect(st.Ready).To(BeTrue(), "container %s ready", st.Name)
+			}
+		}).WithTimeout(2*time.Minute).Should(Succeed(), "the logger crashed once and was started again (rule 7)")
+		refusedBefore, err := cluster.PodStatusRefusals(ctx)
+		Expect(err).NotTo(HaveOccurred())
+
+		unchanged := func(step string) {
+			GinkgoHelper()
+			Consistently(ctx, func(g Gomega) {
+				now := cluster.GetPod(ctx, pod)
+				g.Expect(now.Status.Phase).To(Equal(v1.PodRunning), "phase %s", step)
+				for _, was := range before.Status.ContainerStatuses {
+					st := ContainerStatusOf(now, was.Name)
+					g.Expect(st.ContainerID).To(Equal(was.ContainerID), "container %s %s", was.Name, step)
+					g.Expect(st.RestartCount).To(Equal(was.RestartCount), "restarts of %s %s", was.Name, step)
+					g.Expect(st.Ready).To(BeTrue(), "container %s ready %s", was.Name, step)
+				}
+			}).WithTimeout(20*time.Second).WithPolling(2*time.Second).Should(Succeed(), "SPEC rule 19: switching the gate restarts nothing")
+			refused, err := cluster.PodStatusRefusals(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(refused-refusedBefore).To(BeZero(), "SPEC rule 19: pod statuses the API server refused (400, 422) %s", step)
+		}
+		restartKubelet(ctx, "KUBELET_FEATURE_GATES="+FeatureGate+"=false")
+		Expect(cluster.FeatureEnabled(ctx, FeatureGate)).To(Equal(0))
+		unchanged("after the gate was switched off")
+		restartKubelet(ctx, "KUBELET_FEATURE_GATES="+os.Getenv("KUBELET_FEATURE_GATES"))
+		Expect(cluster.FeatureEnabled(ctx, FeatureGate)).To(Equal(1))
+		unchanged("after the gate was switched on again")
+	})
+})

@@ -221,28 +221,56 @@ var _ = Describe("Termination", func() {
 		expectTimeline("13", tl, HappenInOrder(First("app", "prestop:hook-start"), First("app", "prestop:hook-end"), First("app", "sigterm")))
 	})
 
-	It("[rule 14] does not restart a sidecar that exits during termination before its turn", func(ctx SpecContext) {
+	It("[rule 14] starts again a sidecar that exits while the app drains, with back-off, and stops it at its turn", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("exit-early",
-			Held(), TerminationGracePeriod(60), PodRestartPolicy(v1.RestartPolicyAlways), SharedVolume(),
+			Held(), TerminationGracePeriod(60), PodRestartPolicy(v1.RestartPolicyNever), SharedVolume(),
 			AnnotatedSidecars("proxy", "logger"),
 			Containers(
-				// The app's preStop hook makes the logger exit, then takes 3 s.
-				TestServer("app", MountShared(), PreStopHook("3s", "--touch", "/shared/stop")),
+				// The app's preStop hook makes the logger exit and takes
+				// 3 s; then the app drains for 15 s.
+				TestServer("app", MountShared(), PreStopHook("3s", "--touch", "/shared/stop"), Env("DRAIN=15s")),
 				TestServer("proxy", Readiness()),
-				TestServer("logger", Readiness(), MountShared(), Env("EXIT_WHEN_FILE=/shared/stop", "EXIT_CODE=0")),
+				// The logger exits whenever the file exists: started
+				// again, it crashes again, and the kubelet's crash-loop
+				// back-off (10 s, then 20 s) spaces its starts.
+				TestServer("logger", Readiness(), MountShared(), Env("EXIT_WHEN_FILE=/shared/stop", "EXIT_CODE=1")),
 			)))
 		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		refusedBefore, err := cluster.PodStatusRefusals(ctx)
+		Expect(err).NotTo(HaveOccurred())
 		logs := cluster.FollowLogs(ctx, pod)
 		cluster.DeletePod(ctx, pod)
 		p := cluster.WaitTerminated(ctx, pod, 2*time.Minute)
 		tl := logs.Wait(ctx, time.Minute)
-		// The premise: the logger exited before the app did, before its turn.
+		// The premise: the logger exited before its turn, while the app ran.
 		expectTimeline("14 (premise)", tl, HappenBefore(First("logger", "exiting"), First("app", "exiting")))
-		if n := len(tl.All("logger", "started")); n != 1 {
-			failRule("14", "sidecar logger exited during termination and was started %d times\ntimeline seen:\n%s", n, tl)
+		starts := tl.All("logger", "started")
+		if len(starts) < 2 {
+			failRule("14", "sidecar logger exited during termination while the app drained and was not started again (%d start)\ntimeline seen:\n%s", len(starts), tl)
 		}
-		Expect(ContainerStatusOf(p, "logger").RestartCount).To(BeZero(), ruleMsg("14", "sidecar that exited during termination restarted"))
+		appExit := tl.All("app", "exiting")
+		if !starts[1].At.Before(appExit[0].At) {
+			failRule("14", "sidecar logger was started again only at %s, after the app exited at %s\ntimeline seen:\n%s", starts[1].At, appExit[0].At, tl)
+		}
+		// Back-off applies: the third start, if the drain left time for
+		// one, comes no sooner than the kubelet's initial 10 s back-off.
+		if len(starts) > 2 && starts[2].At.Sub(starts[1].At) < 9*time.Second {
+			failRule("14", "sidecar logger was started again %v after its last start, without the crash-loop back-off\ntimeline seen:\n%s", starts[2].At.Sub(starts[1].At), tl)
+		}
+		for _, s := range starts {
+			if s.At.After(appExit[0].At) {
+				failRule("14", "sidecar logger was started at %s, after the app had exited (%s): its turn had come\ntimeline seen:\n%s", s.At, appExit[0].At, tl)
+			}
+		}
+		Expect(ContainerStatusOf(p, "logger").RestartCount).To(BeNumerically(">=", 1), ruleMsg("14", "restart count of the sidecar started again during termination"))
 		expectTimeline("12", tl, HappenInOrder(First("app", "exiting"), First("proxy", "sigterm")))
+		// A Never pod's sidecar that leaves the terminated state: the
+		// kubelet writes it only as the API allows.
+		refused, err := cluster.PodStatusRefusals(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(refused-refusedBefore).To(BeZero(), ruleMsg("14", "pod statuses the API server refused (400, 422) while the sidecar was started again"))
+		GinkgoWriter.Printf("logger: restart count %d, %d starts seen in its logs; the app exited at %s\n",
+			ContainerStatusOf(p, "logger").RestartCount, len(starts), appExit[0].At)
 	})
 
 	It("[rule 12] stops annotated sidecars in reverse order, then native sidecars in reverse order; native preStop hooks start with the termination", func(ctx SpecContext) {

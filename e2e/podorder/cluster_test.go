@@ -165,3 +165,20 @@ func TestEvents(t *testing.T) {
 		t.Errorf("DescribeEvents = %s, want %s", got, want)
 	}
 }
+
+func TestPodStatusRefusals(t *testing.T) {
+	metrics := `# TYPE apiserver_request_total counter
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 16
+apiserver_request_total{code="422",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 3
+apiserver_request_total{code="400",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 1
+apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 7
+apiserver_request_total{code="422",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="POST",version="v1"} 5
+apiserver_request_total{code="422",component="apiserver",dry_run="",group="batch",resource="jobs",scope="resource",subresource="status",verb="PUT",version="v1"} 2
+`
+	if got := podStatusRefusals(metrics); got != 4 {
+		t.Errorf("podStatusRefusals() = %d, want 4 (the 422 and 400 of pods/status only)", got)
+	}
+	if got := podStatusRefusals(""); got != 0 {
+		t.Errorf("podStatusRefusals(\"\") = %d, want 0", got)
+	}
+}

@@ -123,3 +123,33 @@ func (c *Cluster) KubeletStartedSince(ctx context.Context, t time.Time) time.Tim
 	}
 	return last
 }
+
+// PodStatusRefusals returns how many pod status updates the API server has
+// refused as invalid since it started (apiserver_request_total for the
+// pods/status subresource with code 400 or 422): the kubelet wrote a
+// status the API does not allow, such as a container of a Never pod
+// leaving the terminated state. The status manager then retries the same
+// update, and the pod's status stays frozen.
+func (c *Cluster) PodStatusRefusals(ctx context.Context) (int, error) {
+	body, err := c.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	return podStatusRefusals(string(body)), nil
+}
+
+func podStatusRefusals(metrics string) int {
+	n := 0
+	for _, line := range strings.Split(metrics, "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") ||
+			!strings.Contains(line, `resource="pods"`) || !strings.Contains(line, `subresource="status"`) ||
+			!(strings.Contains(line, `code="422"`) || strings.Contains(line, `code="400"`)) {
+			continue
+		}
+		f := strings.Fields(line)
+		if v, err := strconv.ParseFloat(f[len(f)-1], 64); err == nil {
+			n += int(v)
+		}
+	}
+	return n
+}

@@ -49,6 +49,8 @@ limitations under the License.
 //	CRASH_AFTER     crash mode: never ready, exit 1 after this long
 //	EXIT_WHEN_FILE  exit with EXIT_CODE once this file exists (polled every
 //	                100 ms; `hook --touch` in another container creates it)
+//	REMOVE_SEEN_FILE "true": remove EXIT_WHEN_FILE before exiting, so that
+//	                the container started again runs on (a crash, once)
 //	TOUCH_ON_EXIT   create this file just before exiting (the postStart
 //	                workaround's Job app tells its sidecar it is done)
 //
@@ -121,6 +123,7 @@ type Config struct {
 	ExitCode       int
 	CrashAfter     time.Duration // 0: no crash mode
 	ExitWhenFile   string
+	RemoveSeenFile bool
 	TouchOnExit    string
 }
 
@@ -178,6 +181,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("IGNORE_SIGTERM=%q: want true or false", v))
 		}
 		cfg.IgnoreSIGTERM = b
+	}
+	if v := getenv("REMOVE_SEEN_FILE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("REMOVE_SEEN_FILE=%q: want true or false", v))
+		}
+		cfg.RemoveSeenFile = b
 	}
 	if cfg.CrashAfter > 0 {
 		cfg.ReadyAfter = Never
@@ -275,6 +285,11 @@ func serve(cfg Config, out io.Writer) int {
 			for ; ; time.Sleep(100 * time.Millisecond) {
 				if _, err := os.Stat(cfg.ExitWhenFile); err == nil {
 					log.log("file-seen", "file", cfg.ExitWhenFile)
+					if cfg.RemoveSeenFile {
+						if err := os.Remove(cfg.ExitWhenFile); err != nil {
+							log.log("remove-failed", "file", cfg.ExitWhenFile, "error", strconv.Quote(err.Error()))
+						}
+					}
 					exit <- cfg.ExitCode
 					return
 				}

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -60,13 +61,13 @@ func TestConfigFromEnv(t *testing.T) {
 				"NAME": "proxy", "PORT": "9000", "READY_AFTER": "2s", "DRAIN": "1500ms",
 				"TERM_EXIT_CODE": "143", "IGNORE_SIGTERM": "true", "EXIT_AFTER": "3s", "EXIT_CODE": "1",
 				"NOT_READY_AFTER": "4s", "UNHEALTHY_AFTER": "5s", "EXIT_WHEN_FILE": "/shared/stop",
-				"TOUCH_ON_EXIT": "/shared/done", "READY_FLAP": "true",
+				"TOUCH_ON_EXIT": "/shared/done", "READY_FLAP": "true", "REMOVE_SEEN_FILE": "true",
 			},
 			want: Config{
 				Name: "proxy", Port: 9000, ReadyAfter: 2 * time.Second, Drain: 1500 * time.Millisecond,
 				TermExitCode: 143, IgnoreSIGTERM: true, ExitAfter: 3 * time.Second, ExitCode: 1,
 				NotReadyAfter: 4 * time.Second, UnhealthyAfter: 5 * time.Second, ExitWhenFile: "/shared/stop",
-				TouchOnExit: "/shared/done", ReadyFlap: true,
+				TouchOnExit: "/shared/done", ReadyFlap: true, RemoveSeenFile: true,
 			},
 		},
 		{name: "never ready", env: map[string]string{"NAME": "n", "READY_AFTER": "never"}, want: Config{Name: "n", Port: 8080, ReadyAfter: Never}},
@@ -306,6 +307,21 @@ func TestServeExitsWhenFileAppears(t *testing.T) {
 	expect(t, lines, "file-seen")
 	if code := exitCode(t, cmd); code != 3 {
 		t.Errorf("exit code %d, want 3", code)
+	}
+}
+
+func TestServeRemovesTheSeenFile(t *testing.T) {
+	stop := filepath.Join(t.TempDir(), "stop")
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, lines := start(t, []string{"NAME=once", fmt.Sprintf("PORT=%d", freePort(t)), "EXIT_WHEN_FILE=" + stop, "EXIT_CODE=1", "REMOVE_SEEN_FILE=true"})
+	expect(t, lines, "file-seen")
+	if code := exitCode(t, cmd); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if _, err := os.Stat(stop); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file is still there after the exit: %v", err)
 	}
 }
 
