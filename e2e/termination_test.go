@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -184,6 +185,25 @@ var _ = Describe("Termination", func() {
 		Entry("the app ignores SIGTERM, grace period 6 s", int64(6), nil, Env("IGNORE_SIGTERM=true")),
 		Entry("kubectl delete --grace-period=1, the app drains 3 s", int64(30), ptr.To[int64](1), Env("DRAIN=3s")),
 	)
+
+	It("[rule 13] runs a sidecar's preStop hook when the app overruns its ephemeral storage and the kubelet evicts the pod", func(ctx SpecContext) {
+		// The eviction manager stops the pod with a grace period of 1 s:
+		// the proxy's turn comes after the deadline.
+		storageLimit := func(c *v1.Container) {
+			c.Resources.Limits = v1.ResourceList{v1.ResourceEphemeralStorage: resource.MustParse("8Mi")}
+		}
+		pod := cluster.CreatePod(ctx, ns, NewPod("evicted",
+			Held(), TerminationGracePeriod(30), AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("proxy", Readiness(), PreStopHook("0s")),
+				TestServer("app", storageLimit, Env("DRAIN=3s", "FILL_FILE=/fill", "FILL_MIB=32", "FILL_AFTER=3s")))))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		logs := cluster.FollowLogs(ctx, pod)
+		p := cluster.WaitTerminated(ctx, pod, 2*time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
+		Expect(p.Status.Reason).To(Equal("Evicted"), "the premise: the kubelet evicted the pod (status: %s %q)", p.Status.Phase, p.Status.Message)
+		expectTimeline("13", tl, HappenInOrder(First("app", "filled"), First("app", "sigterm"), First("proxy", "prestop:hook-start"), First("proxy", "sigterm")))
+	})
 
 	It("[events] records one TerminatingSidecars for a Job pod's stop cut short by a delete", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("job-stop-deleted",

@@ -51,6 +51,10 @@ limitations under the License.
 //	                100 ms; `hook --touch` in another container creates it)
 //	REMOVE_SEEN_FILE "true": remove EXIT_WHEN_FILE before exiting, so that
 //	                the container started again runs on (a crash, once)
+//	FILL_FILE       write FILL_MIB MiB to this file once started (the
+//	                container overruns its ephemeral-storage limit)
+//	FILL_MIB        how much FILL_FILE gets (default 64)
+//	FILL_AFTER      when to begin writing it (default 0)
 //	TOUCH_ON_EXIT   create this file just before exiting (the postStart
 //	                workaround's Job app tells its sidecar it is done)
 //
@@ -125,6 +129,9 @@ type Config struct {
 	ExitWhenFile   string
 	RemoveSeenFile bool
 	TouchOnExit    string
+	FillFile       string
+	FillMiB        int
+	FillAfter      time.Duration
 }
 
 // Never is ReadyAfter's value for READY_AFTER=never.
@@ -132,7 +139,7 @@ const Never time.Duration = -1
 
 // ConfigFromEnv reads the server's configuration through getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	cfg := Config{Name: getenv("NAME"), Port: 8080, ExitWhenFile: getenv("EXIT_WHEN_FILE"), TouchOnExit: getenv("TOUCH_ON_EXIT")}
+	cfg := Config{Name: getenv("NAME"), Port: 8080, ExitWhenFile: getenv("EXIT_WHEN_FILE"), TouchOnExit: getenv("TOUCH_ON_EXIT"), FillFile: getenv("FILL_FILE")}
 	if cfg.Name == "" {
 		cfg.Name = getenv("HOSTNAME")
 	}
@@ -156,6 +163,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 	}
 	integer("PORT", &cfg.Port)
+	if cfg.FillFile != "" {
+		cfg.FillMiB = 64
+		integer("FILL_MIB", &cfg.FillMiB)
+		duration("FILL_AFTER", &cfg.FillAfter)
+	}
 	if getenv("READY_AFTER") == "never" {
 		cfg.ReadyAfter = Never
 	} else {
@@ -296,6 +308,9 @@ func serve(cfg Config, out io.Writer) int {
 			}
 		}()
 	}
+	if cfg.FillFile != "" {
+		after(cfg.FillAfter, func() { fill(log, cfg.FillFile, cfg.FillMiB) })
+	}
 	if cfg.ExitAfter > 0 {
 		after(cfg.ExitAfter, func() { exit <- cfg.ExitCode })
 	}
@@ -433,4 +448,28 @@ func Done(up bool, err error, status int) bool {
 		return err == nil && status == http.StatusOK
 	}
 	return err != nil
+}
+
+// fill writes mib MiB of data to path, a MiB at a time, and logs "filled"
+// (or "fill-failed"): real blocks, which the runtime counts as the
+// container's use of its ephemeral storage.
+func fill(log *logger, path string, mib int) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.log("fill-failed", "file", path, "error", strconv.Quote(err.Error()))
+		return
+	}
+	defer f.Close()
+	chunk := []byte(strings.Repeat("sidecar-kubelet ", 1<<16)) // 1 MiB
+	for range mib {
+		if _, err := f.Write(chunk); err != nil {
+			log.log("fill-failed", "file", path, "error", strconv.Quote(err.Error()))
+			return
+		}
+	}
+	if err := f.Sync(); err != nil {
+		log.log("fill-failed", "file", path, "error", strconv.Quote(err.Error()))
+		return
+	}
+	log.log("filled", "file", path, "mib", strconv.Itoa(mib))
 }

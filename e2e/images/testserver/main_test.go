@@ -62,12 +62,14 @@ func TestConfigFromEnv(t *testing.T) {
 				"TERM_EXIT_CODE": "143", "IGNORE_SIGTERM": "true", "EXIT_AFTER": "3s", "EXIT_CODE": "1",
 				"NOT_READY_AFTER": "4s", "UNHEALTHY_AFTER": "5s", "EXIT_WHEN_FILE": "/shared/stop",
 				"TOUCH_ON_EXIT": "/shared/done", "READY_FLAP": "true", "REMOVE_SEEN_FILE": "true",
+				"FILL_FILE": "/fill", "FILL_MIB": "20", "FILL_AFTER": "6s",
 			},
 			want: Config{
 				Name: "proxy", Port: 9000, ReadyAfter: 2 * time.Second, Drain: 1500 * time.Millisecond,
 				TermExitCode: 143, IgnoreSIGTERM: true, ExitAfter: 3 * time.Second, ExitCode: 1,
 				NotReadyAfter: 4 * time.Second, UnhealthyAfter: 5 * time.Second, ExitWhenFile: "/shared/stop",
 				TouchOnExit: "/shared/done", ReadyFlap: true, RemoveSeenFile: true,
+				FillFile: "/fill", FillMiB: 20, FillAfter: 6 * time.Second,
 			},
 		},
 		{name: "never ready", env: map[string]string{"NAME": "n", "READY_AFTER": "never"}, want: Config{Name: "n", Port: 8080, ReadyAfter: Never}},
@@ -322,6 +324,19 @@ func TestServeRemovesTheSeenFile(t *testing.T) {
 	}
 	if _, err := os.Stat(stop); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the file is still there after the exit: %v", err)
+	}
+}
+
+func TestServeFillsAFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fill")
+	_, lines := start(t, []string{"NAME=filler", fmt.Sprintf("PORT=%d", freePort(t)), "FILL_FILE=" + path, "FILL_MIB=3"})
+	expect(t, lines, "filled")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() != 3<<20 {
+		t.Errorf("the file has %d bytes, want 3 MiB", info.Size())
 	}
 }
 
