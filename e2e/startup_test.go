@@ -102,39 +102,53 @@ var _ = Describe("Startup", func() {
 			ruleMsg("3", "app startedAt before the sidecar's"))
 	})
 
-	It("[rule 3] notices the sidecars' readiness promptly, whatever the probe's period", Serial, Label("latency"), func(ctx SpecContext) {
-		tenSeconds := func(c *v1.Container) {
-			c.ReadinessProbe = HTTPProbe("/ready", 3)
-			c.ReadinessProbe.PeriodSeconds = 10
-		}
-		sidecar := func(name string) v1.Container { return TestServer(name, tenSeconds, Env("READY_AFTER=700ms")) }
-		pod := cluster.CreatePod(ctx, ns, NewPod("default-period",
-			AnnotatedSidecars("s1", "s2", "s3"),
-			Containers(sidecar("s1"), sidecar("s2"), sidecar("s3"), TestServer("app"))))
-		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
-		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
-		// Three steps, each from a sidecar actually turning ready to the
-		// next container's start: a kubelet that waited for the probe's
-		// period would take seconds; one that waited for the next relist
-		// (1 s) instead of syncing on the probe result would exceed the
-		// bound in at least one step of three in most runs.
-		bound, waitsFor := readyToStartBound, "the probe's period or the next relist"
-		if !relistsOnDemand {
-			// Without on-demand relists the sync waits for the next periodic
-			// one: measured 1.06 to 1.34 s on v1.35 here. Two periods of
-			// room keep the bound far below the probe's 10 s.
-			bound, waitsFor = readyToStartBound+2*relistPeriod, "the probe's period (this release has no on-demand relist)"
-		}
-		for _, step := range [][2]string{{"s1", "s2"}, {"s2", "s3"}, {"s3", "app"}} {
-			ready, started := mustAt("3", tl, First(step[0], "ready")), mustAt("3", tl, First(step[1], "started"))
-			d := started.Sub(ready)
-			if d < 0 || d > bound {
-				failRule("3", "%s started %v after %s turned ready (readiness probes every 10 s), want within %v: the kubelet must notice the readiness at once, not at %s\ntimeline seen:\n%s",
-					step[1], d, step[0], bound, waitsFor, tl)
+	DescribeTable("[rule 3] notices the sidecars' readiness promptly, whatever the probe's period", Serial, Label("latency"),
+		func(ctx SpecContext, probe func(port int) ContainerOption, slack time.Duration) {
+			sidecar := func(name string, port int) v1.Container {
+				return TestServer(name, Port(port), probe(port), Env("READY_AFTER=700ms"))
 			}
-			GinkgoWriter.Printf("%s started %v after %s turned ready (probe period 10 s)\n", step[1], d, step[0])
-		}
-	})
+			pod := cluster.CreatePod(ctx, ns, NewPod("default-period",
+				AnnotatedSidecars("s1", "s2", "s3"),
+				Containers(sidecar("s1", 8081), sidecar("s2", 8082), sidecar("s3", 8083), TestServer("app"))))
+			cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+			tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
+			// Three steps, each from a sidecar actually turning ready to the
+			// next container's start: a kubelet that waited for the probe's
+			// period would take seconds; one that waited for the next relist
+			// (1 s) instead of syncing on the probe result would exceed the
+			// bound in at least one step of three in most runs.
+			bound, waitsFor := readyToStartBound+slack, "the probe's period or the next relist"
+			if !relistsOnDemand {
+				// Without on-demand relists the sync waits for the next periodic
+				// one: measured 1.06 to 1.34 s on v1.35 here. Two periods of
+				// room keep the bound far below the probe's 10 s.
+				bound, waitsFor = bound+2*relistPeriod, "the probe's period (this release has no on-demand relist)"
+			}
+			for _, step := range [][2]string{{"s1", "s2"}, {"s2", "s3"}, {"s3", "app"}} {
+				ready, started := mustAt("3", tl, First(step[0], "ready")), mustAt("3", tl, First(step[1], "started"))
+				d := started.Sub(ready)
+				if d < 0 || d > bound {
+					failRule("3", "%s started %v after %s turned ready (readiness probes every 10 s), want within %v: the kubelet must notice the readiness at once, not at %s\ntimeline seen:\n%s",
+						step[1], d, step[0], bound, waitsFor, tl)
+				}
+				GinkgoWriter.Printf("%s started %v after %s turned ready (probe period 10 s)\n", step[1], d, step[0])
+			}
+		},
+		Entry("HTTP readiness probes", func(int) ContainerOption {
+			return func(c *v1.Container) {
+				c.ReadinessProbe = HTTPProbe("/ready", 3)
+				c.ReadinessProbe.PeriodSeconds = 10
+			}
+		}, time.Duration(0)),
+		// An exec probe's extra runs come every 250 ms, each a process in
+		// the container (50 to 100 ms here).
+		Entry("exec readiness probes", func(port int) ContainerOption {
+			return func(c *v1.Container) {
+				ExecReadiness(port)(c)
+				c.ReadinessProbe.PeriodSeconds = 10
+			}
+		}, 350*time.Millisecond),
+	)
 
 	It("[rule 4] keeps the apps waiting for a never-ready sidecar, with waiting reason SidecarsNotReady and one WaitingForSidecars event", func(ctx SpecContext) {
 		pod := cluster.CreatePod(ctx, ns, NewPod("never-ready",

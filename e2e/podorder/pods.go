@@ -88,6 +88,23 @@ func Readiness() ContainerOption {
 	return func(c *v1.Container) { c.ReadinessProbe = HTTPProbe("/ready", 1) }
 }
 
+// ExecReadiness adds an exec readiness probe every second that asks the
+// test server listening on port (see Port) for /ready: the probe's command
+// (testserver wait-ready, a tenth of a second at most) succeeds once the
+// server is ready.
+func ExecReadiness(port int) ContainerOption {
+	return func(c *v1.Container) {
+		url := "http://127.0.0.1:" + strconv.Itoa(port) + "/ready"
+		c.ReadinessProbe = &v1.Probe{
+			ProbeHandler:     v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"/testserver", "wait-ready", "--timeout", "100ms", "--out", "/dev/null", url}}},
+			PeriodSeconds:    1,
+			TimeoutSeconds:   1,
+			SuccessThreshold: 1,
+			FailureThreshold: 1,
+		}
+	}
+}
+
 // Liveness adds a liveness probe of /healthz every second, failing at once:
 // UNHEALTHY_AFTER makes it fail.
 func Liveness() ContainerOption {

@@ -30,11 +30,12 @@ import (
 //
 // Every run counts, extra or periodic: successThreshold and
 // failureThreshold count consecutive results of all runs, so an extra run
-// never changes what the probe means. Hence the exceptions: exec probes
-// keep their period (each run starts a process in the container), and
-// startup probes are not run more often, since their failureThreshold
-// gives the container failureThreshold × periodSeconds to start, and extra
-// runs would shorten that. A sidecar that a startup probe alone readies is
+// never changes what the probe means. Hence the exception: startup probes
+// are not run more often, since their failureThreshold gives the container
+// failureThreshold × periodSeconds to start, and extra runs would shorten
+// that. Exec probes are run more often too, though less often than the
+// others, as each run starts a process in the container
+// (ExtraCheckInterval). A sidecar that a startup probe alone readies is
 // seen at that probe's period. Native sidecars without wait-ready keep
 // upstream's probes exactly, and so does a pod without annotations (the
 // zero Layout).
@@ -42,7 +43,7 @@ func (l Layout) WaitsOnReadiness(pod *v1.Pod, c *v1.Container) bool {
 	if pod == nil || c == nil {
 		return false
 	}
-	if probe := c.ReadinessProbe; probe == nil || probe.Exec != nil {
+	if c.ReadinessProbe == nil {
 		return false
 	}
 	if l.IsSidecar(c.Name) {

@@ -1,0 +1,81 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import "time"
+
+const (
+	// FirstExtraCheckInterval is how often the kubelet checks a waited-on
+	// sidecar's network readiness probe (HTTP, TCP, gRPC) between the
+	// probe's periodic runs while the sidecar has just started: the apps
+	// start within this of its readiness (SPEC rule 3's quarter of a second,
+	// with room for the start itself).
+	FirstExtraCheckInterval = 50 * time.Millisecond
+	// FirstExtraExecCheckInterval is the same for an exec probe, each of
+	// whose checks starts a process in the container through the runtime:
+	// five times fewer, still within the quarter of a second.
+	FirstExtraExecCheckInterval = 250 * time.Millisecond
+	// ExtraChecksBackOffAfter is how long a sidecar may stay not ready
+	// before its extra checks back off: most sidecars are ready within it
+	// (the bench's proxies in well under a second).
+	ExtraChecksBackOffAfter = 2 * time.Second
+	// ExtraChecksBackOffStep is how often, past ExtraChecksBackOffAfter,
+	// the interval doubles, up to MaxExtraCheckInterval.
+	ExtraChecksBackOffStep = 2 * time.Second
+	// MaxExtraCheckInterval is the longest interval between extra checks:
+	// a sidecar that stays not ready (a mesh waiting for its control plane)
+	// is checked once a second, as a probe of periodSeconds 1 would be,
+	// from at most 10 s after its start.
+	MaxExtraCheckInterval = time.Second
+	// ExtraCheckDutyFactor keeps the extra checks of one container to at
+	// most a 1/ExtraCheckDutyFactor share of its time: the next check waits
+	// at least this many times as long as the last one took. A slow check
+	// is the sign of a saturated runtime (an exec that takes seconds on a
+	// full node) or of a sidecar that is slow to answer; checking more
+	// often would only add to the load.
+	ExtraCheckDutyFactor = 4
+)
+
+// ExtraCheckInterval returns how long the kubelet waits before the next
+// extra check of a waited-on sidecar's readiness probe (Layout.
+// WaitsOnReadiness), given whether the probe is an exec one, how long the
+// sidecar has been waited on (since its container was first seen) and how
+// long the last extra check took (0 before the first).
+//
+// The interval starts at FirstExtraCheckInterval (exec:
+// FirstExtraExecCheckInterval), doubles every ExtraChecksBackOffStep once
+// the sidecar has been waited on for ExtraChecksBackOffAfter, and is at most
+// MaxExtraCheckInterval, so from 10 s on a sidecar that stays not ready costs
+// at most one extra check a second. It is never shorter than
+// ExtraCheckDutyFactor times the last check's duration.
+func ExtraCheckInterval(exec bool, waited, lastCheck time.Duration) time.Duration {
+	interval := FirstExtraCheckInterval
+	if exec {
+		interval = FirstExtraExecCheckInterval
+	}
+	if waited > ExtraChecksBackOffAfter {
+		// Doublings so far; bounded, so that a long wait cannot overflow.
+		for steps := (waited - ExtraChecksBackOffAfter) / ExtraChecksBackOffStep; steps >= 0 && interval < MaxExtraCheckInterval; steps-- {
+			interval *= 2
+		}
+	}
+	interval = min(interval, MaxExtraCheckInterval)
+	if lastCheck > 0 && lastCheck < time.Hour {
+		interval = max(interval, ExtraCheckDutyFactor*lastCheck)
+	}
+	return interval
+}

@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package sidecars
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestExtraCheckInterval(t *testing.T) {
+	ms := time.Millisecond
+	testCases := []struct {
+		name      string
+		exec      bool
+		waited    time.Duration
+		lastCheck time.Duration
+		want      time.Duration
+	}{
+		{name: "just started", waited: 0, want: 50 * ms},
+		{name: "up to 2 s: no back-off", waited: 2 * time.Second, lastCheck: ms, want: 50 * ms},
+		{name: "past 2 s: doubled", waited: 2*time.Second + ms, want: 100 * ms},
+		{name: "past 4 s", waited: 5 * time.Second, want: 200 * ms},
+		{name: "past 6 s", waited: 7 * time.Second, want: 400 * ms},
+		{name: "past 8 s", waited: 9 * time.Second, want: 800 * ms},
+		{name: "10 s: once a second", waited: 10 * time.Second, want: time.Second},
+		{name: "a minute: once a second", waited: time.Minute, want: time.Second},
+		{name: "a year: once a second, no overflow", waited: 365 * 24 * time.Hour, want: time.Second},
+		{name: "exec, just started", exec: true, waited: 0, want: 250 * ms},
+		{name: "exec past 2 s", exec: true, waited: 3 * time.Second, want: 500 * ms},
+		{name: "exec past 4 s: once a second", exec: true, waited: 5 * time.Second, want: time.Second},
+		{name: "a slow check: four times its duration", waited: 0, lastCheck: 30 * ms, want: 120 * ms},
+		{name: "a saturated runtime: beyond the maximum", exec: true, waited: time.Minute, lastCheck: 2 * time.Second, want: 8 * time.Second},
+		{name: "a fast check changes nothing", waited: 0, lastCheck: 10 * ms, want: 50 * ms},
+		{name: "a check's duration beyond reason is ignored", waited: 0, lastCheck: 2 * time.Hour, want: 50 * ms},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ExtraCheckInterval(tc.exec, tc.waited, tc.lastCheck)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ExtraCheckInterval(%v, %v, %v) mismatch (-want +got):\n%s", tc.exec, tc.waited, tc.lastCheck, diff)
+			}
+		})
+	}
+}
+
+// TestExtraChecksFallToOneASecond counts the extra checks of a sidecar that
+// stays not ready for a minute, each check taking 2 ms: at most one a
+// second from 10 s on, and how many in all.
+func TestExtraChecksFallToOneASecond(t *testing.T) {
+	for _, exec := range []bool{false, true} {
+		var at time.Duration
+		total, afterTen := 0, 0
+		for {
+			at += ExtraCheckInterval(exec, at, 2*time.Millisecond)
+			if at > time.Minute {
+				break
+			}
+			total++
+			if at > 10*time.Second {
+				afterTen++
+			}
+		}
+		if afterTen > 50 {
+			t.Errorf("exec=%v: %d extra checks between 10 s and 60 s, want at most 50 (one a second)", exec, afterTen)
+		}
+		t.Logf("exec=%v: %d extra checks in the first minute, %d of them after 10 s (a fixed 50 ms: 1200)", exec, total, afterTen)
+	}
+}
