@@ -109,7 +109,7 @@ var _ = Describe("Startup", func() {
 			}
 			pod := cluster.CreatePod(ctx, ns, NewPod("default-period",
 				AnnotatedSidecars("s1", "s2", "s3"),
-				Containers(sidecar("s1", 8081), sidecar("s2", 8082), sidecar("s3", 8083), TestServer("app"))))
+				Containers(sidecar("s1", 9081), sidecar("s2", 9082), sidecar("s3", 9083), TestServer("app"))))
 			cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
 			tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
 			// Three steps, each from a sidecar actually turning ready to the

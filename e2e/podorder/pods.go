@@ -79,7 +79,9 @@ func Env(kvs ...string) ContainerOption {
 	}
 }
 
-// Port fixes the test server's port, for a hook that calls it by number.
+// Port fixes the test server's port, for a hook or a probe that calls it
+// by number. CompletePodSpec gives the others FirstPort plus their index:
+// choose ports apart from those.
 func Port(p int) ContainerOption { return Env("PORT=" + strconv.Itoa(p)) }
 
 // Readiness adds a readiness probe of /ready every second: a test server
