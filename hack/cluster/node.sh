@@ -121,9 +121,10 @@ containerd_healthy() { ctr version; }
 # gates, eviction thresholds and image GC live there, with their tests.
 # kubelet_gate_flags ARRAY and kubelet_disk_flags ARRAY add to ARRAY the
 # flags that carry this machine's and the caller's choices to it: the
-# release (EventedPLEG is on from v1.37), whether $KUBELET_BIN knows the
-# fork's SidecarContainerOrdering (an unpatched kubelet would refuse to
-# start with it), KUBELET_FEATURE_GATES ("Gate=true|false,...", which wins),
+# release, whether $KUBELET_BIN knows the fork's SidecarContainerOrdering
+# (an unpatched kubelet would refuse to start with it; every other gate keeps
+# upstream's default), KUBELET_FEATURE_GATES ("Gate=true|false,...", which
+# wins; e.g. EventedPLEG=true for that alpha gate),
 # KUBELET_EVICTION_HARD and KUBELET_IMAGE_GC_HIGH (see above).
 kubelet_gate_flags() {
   local -n _gate_flags="$1"

@@ -150,10 +150,13 @@ cmd_up() {
   # reaches the node's CRI socket for the runtime's nanosecond times
   # (private propagation: nothing the node mounts there shows here).
   rm -rf "$KIND_DIR/$name-cri"
-  # The kubelet's EventedPLEG gate as the local cluster has it (on from
-  # v1.37, where it is the container-stop fast path; docs/benchmarks.md).
-  local evented=0
-  case ",$(clusterconfig feature-gates -k8s-version "$K8S_VERSION")," in *,EventedPLEG=true,*) evented=1 ;; esac
+  # The kubelet's EventedPLEG gate as the local cluster has it: off, as
+  # upstream has it (alpha), unless KUBELET_FEATURE_GATES turns it on. The
+  # gates are read on a line of their own so that a malformed
+  # KUBELET_FEATURE_GATES stops the script instead of reading as "off".
+  local evented=0 gates
+  gates="$(clusterconfig feature-gates -k8s-version "$K8S_VERSION" -feature-gates "${KUBELET_FEATURE_GATES:-}")"
+  case ",$gates," in *,EventedPLEG=true,*) evented=1 ;; esac
   kind_config "$config" "$node_image" "$KIND_DIR/$name-cri" "$evented" > "$cfg"
   local i
   for ((i = 0; i < nodes; i++)); do mkdir -p "$KIND_DIR/$name-cri/$i"; done

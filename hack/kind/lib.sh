@@ -20,8 +20,11 @@ published_node_image() {
 # (kind-config/*.yaml) as make kind-up gives it to kind: every node's image,
 # the placeholder sidecar-kubelet/node:pinned in the file, is IMAGE; node n
 # gets the folder CRI_DIR/n at its /run/containerd (so that the e2e suite
-# reaches its CRI socket); and the EventedPLEG gate goes when EVENTED is 0
-# (before v1.37 the gate is another design, docs/benchmarks.md).
+# reaches its CRI socket); and when EVENTED is 1 the EventedPLEG gate is
+# added after SidecarContainerOrdering in the KubeletConfiguration patch.
+# The configs carry upstream's defaults plus the fork's gate only:
+# EventedPLEG is alpha and off upstream, on only when the user asks for it
+# (KUBELET_FEATURE_GATES=EventedPLEG=true, hack/kind/cluster.sh).
 kind_config() {
   awk -v image="$2" -v dir="$3" -v evented="$4" '
     /^  image: / {
@@ -32,8 +35,10 @@ kind_config() {
       n++
       next
     }
-    /^    EventedPLEG: true/ && !evented { next }
-    { print }' "$1"
+    { print }
+    /^    SidecarContainerOrdering: true$/ && evented == 1 { print "    EventedPLEG: true"; added = 1 }
+    # A config without that line would silently lose the gate the user asked for.
+    END { if (evented == 1 && !added) { print "kind_config: no SidecarContainerOrdering: true line in " FILENAME " to add EventedPLEG after" > "/dev/stderr"; exit 1 } }' "$1"
 }
 
 # kind_cluster NODES prints the name of the project's kind cluster of NODES

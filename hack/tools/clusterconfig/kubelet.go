@@ -51,29 +51,24 @@ type gateOptions struct {
 
 var gateItem = regexp.MustCompile(`^([A-Za-z0-9]+)=(true|false)$`)
 
-// featureGates resolves the kubelet's feature gates: SidecarContainerOrdering
-// on where the kubelet knows it; from v1.37 on, EventedPLEG on; then the
-// overrides. EventedPLEG: from v1.37 upstream's gate only watches the
-// runtime's container events and asks for a relist of a pod when one of its
-// containers stops, so the kubelet sees an exit at once instead of at the
-// next relist (up to 1 s; docs/bench shows what it changes). Before v1.37
-// the gate is the older design that replaces the periodic relist, and stays
-// off.
+// featureGates resolves the kubelet's feature gates: upstream's defaults,
+// plus the fork's SidecarContainerOrdering on where the kubelet knows it,
+// then the overrides. Nothing else is turned on for any release, so that a
+// node behaves as upstream's does apart from the fork's gate: an alpha gate
+// such as EventedPLEG (off by default upstream) is the user's choice,
+// KUBELET_FEATURE_GATES=EventedPLEG=true.
 func featureGates(o gateOptions) (map[string]bool, error) {
 	if o.None {
 		return nil, nil
 	}
-	v, err := release.Parse(o.K8sVersion)
-	if err != nil {
+	// No gate depends on the release, but a malformed one is still refused:
+	// a typo in K8S_VERSION should not pass unnoticed.
+	if _, err := release.Parse(o.K8sVersion); err != nil {
 		return nil, fmt.Errorf("-k8s-version: %v", err)
 	}
 	gates := map[string]bool{}
 	if o.OrderingGate {
 		gates["SidecarContainerOrdering"] = true
-	}
-	// A pre-release of a minor has that minor's gates.
-	if v.Major > 1 || v.Minor >= 37 {
-		gates["EventedPLEG"] = true
 	}
 	for _, item := range strings.Split(o.Overrides, ",") {
 		item = strings.Join(strings.Fields(item), "")

@@ -63,7 +63,7 @@ func clusterWant() kubeletv1beta1.KubeletConfiguration {
 		FailSwapOn:                  ptr.To(false),
 		PodLogsDir:                  "/c/pod-logs",
 		ClusterDomain:               "cluster.local",
-		FeatureGates:                map[string]bool{"SidecarContainerOrdering": true, "EventedPLEG": true},
+		FeatureGates:                map[string]bool{"SidecarContainerOrdering": true},
 		EvictionHard:                map[string]string{"memory.available": "100Mi", "nodefs.available": "2%", "imagefs.available": "2%"},
 		ImageGCHighThresholdPercent: ptr.To[int32](100),
 		ImageGCLowThresholdPercent:  ptr.To[int32](99),
@@ -95,7 +95,7 @@ func e2eNodeWant() kubeletv1beta1.KubeletConfiguration {
 		FileCheckFrequency:               metav1.Duration{Duration: 10 * time.Second},
 		EvictionPressureTransitionPeriod: metav1.Duration{Duration: 30 * time.Second},
 		SerializeImagePulls:              ptr.To(false),
-		FeatureGates:                     map[string]bool{"SidecarContainerOrdering": true, "EventedPLEG": true},
+		FeatureGates:                     map[string]bool{"SidecarContainerOrdering": true},
 		EvictionHard:                     map[string]string{"memory.available": "100Mi", "nodefs.available": "2%", "imagefs.available": "2%"},
 		ImageGCHighThresholdPercent:      ptr.To[int32](100),
 		ImageGCLowThresholdPercent:       ptr.To[int32](99),
@@ -111,33 +111,38 @@ func TestKubeletConfig(t *testing.T) {
 	}{
 		{name: "cluster, the defaults", base: clusterKubelet},
 		{
-			name: "cluster, v1.36: EventedPLEG is the older design there and stays off",
+			name: "cluster, v1.36: the same defaults",
 			base: clusterKubelet,
 			opts: func(o *kubeletOptions) { o.Gates.K8sVersion = pinned["1.36"] },
-			want: func(c *kubeletv1beta1.KubeletConfiguration) {
-				c.FeatureGates = map[string]bool{"SidecarContainerOrdering": true}
-			},
 		},
 		{
-			// A series pinned to a pre-release of a minor gets that
-			// minor's gates (the releases are old ones, never pinned).
-			name: "cluster, a v1.37 pre-release: EventedPLEG on, as on v1.37",
+			// A series pinned to a pre-release gets no gate of its own
+			// either: upstream's defaults are that pre-release's.
+			name: "cluster, a v1.37 pre-release: the same defaults, no EventedPLEG",
 			base: clusterKubelet,
 			opts: func(o *kubeletOptions) { o.Gates.K8sVersion = "1.37.0-rc.1" },
 		},
 		{
-			name: "cluster, a v1.36 pre-release: EventedPLEG off, as on v1.36",
+			name: "cluster, a v1.36 pre-release: the same defaults",
 			base: clusterKubelet,
 			opts: func(o *kubeletOptions) { o.Gates.K8sVersion = "v1.36.0-alpha.0" },
+		},
+		{
+			name: "cluster, v1.37: KUBELET_FEATURE_GATES=EventedPLEG=true turns the alpha gate on",
+			base: clusterKubelet,
+			opts: func(o *kubeletOptions) {
+				o.Gates.K8sVersion = "1.37.0"
+				o.Gates.Overrides = "EventedPLEG=true"
+			},
 			want: func(c *kubeletv1beta1.KubeletConfiguration) {
-				c.FeatureGates = map[string]bool{"SidecarContainerOrdering": true}
+				c.FeatureGates = map[string]bool{"SidecarContainerOrdering": true, "EventedPLEG": true}
 			},
 		},
 		{
-			name: "cluster, the unpatched kubelet: no SidecarContainerOrdering, which it would refuse",
+			name: "cluster, the unpatched kubelet: no SidecarContainerOrdering, which it would refuse, so no gates",
 			base: clusterKubelet,
 			opts: func(o *kubeletOptions) { o.Gates.OrderingGate = false },
-			want: func(c *kubeletv1beta1.KubeletConfiguration) { c.FeatureGates = map[string]bool{"EventedPLEG": true} },
+			want: func(c *kubeletv1beta1.KubeletConfiguration) { c.FeatureGates = nil },
 		},
 		{
 			name: "cluster, unpatched on v1.35: no gates at all",

@@ -23,7 +23,7 @@ limitations under the License.
 // validated, and tested.
 //
 //	clusterconfig kubelet -out kubelet.yaml -node cluster -address 127.0.0.1 ...
-//	clusterconfig feature-gates -k8s-version X.Y.Z[-pre] -ordering-gate -feature-gates EventedPLEG=false
+//	clusterconfig feature-gates -k8s-version X.Y.Z[-pre] -ordering-gate -feature-gates EventedPLEG=true
 //	clusterconfig cni -out 10-net.conflist -name NAME -bridge cni-sk0 -subnet 10.88.0.0/16 -data-dir DIR
 //	clusterconfig containerd -out containerd.toml -dir DIR -socket SOCK -pause-image IMAGE -runc PATH
 //	clusterconfig mirror -out certs.d/registry.k8s.io/hosts.toml -host registry.k8s.io -mirror http://127.0.0.1:41234
@@ -60,9 +60,9 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "the file to write (required)")
 	var gates gateOptions
 	gateFlags := func() {
-		fs.StringVar(&gates.K8sVersion, "k8s-version", "", "the kubelet's release, X.Y.Z or X.Y.Z-pre: EventedPLEG is on by default from 1.37 (required)")
+		fs.StringVar(&gates.K8sVersion, "k8s-version", "", "the kubelet's release, X.Y.Z or X.Y.Z-pre (required)")
 		fs.BoolVar(&gates.OrderingGate, "ordering-gate", false, "the kubelet knows SidecarContainerOrdering (the fork's): turn it on by default")
-		fs.StringVar(&gates.Overrides, "feature-gates", "", "Gate=true|false,... on top of the defaults (KUBELET_FEATURE_GATES)")
+		fs.StringVar(&gates.Overrides, "feature-gates", "", "Gate=true|false,... on top of the defaults, upstream's plus the fork's gate (KUBELET_FEATURE_GATES, e.g. EventedPLEG=true)")
 		fs.BoolVar(&gates.None, "no-feature-gates", false, "write no featureGates at all (the node e2e suite's unpatched kubelet)")
 	}
 	var write func() ([]byte, error)

@@ -36,6 +36,18 @@ func TestRun(t *testing.T) {
 		wantErr  string
 	}{
 		{
+			// hack/kind/cluster.sh reads it to know whether to add
+			// EventedPLEG to the kind config.
+			name:    "feature-gates, no overrides: upstream's defaults plus the fork's gate",
+			args:    []string{"feature-gates", "-k8s-version", pinned[""], "-ordering-gate", "-feature-gates", ""},
+			wantOut: "SidecarContainerOrdering=true\n",
+		},
+		{
+			name:    "feature-gates, KUBELET_FEATURE_GATES=EventedPLEG=true: the alpha gate on",
+			args:    []string{"feature-gates", "-k8s-version", pinned[""], "-ordering-gate", "-feature-gates", "EventedPLEG=true"},
+			wantOut: "EventedPLEG=true,SidecarContainerOrdering=true\n",
+		},
+		{
 			name:    "feature-gates prints what the kubelet gets, for the log",
 			args:    []string{"feature-gates", "-k8s-version", pinned[""], "-ordering-gate", "-feature-gates", "EventedPLEG=false,Foo=true"},
 			wantOut: "EventedPLEG=false,Foo=true,SidecarContainerOrdering=true\n",

@@ -46,8 +46,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestFeatureGatesOfEverySeries: the kubelet of every supported series,
-// those pinned to a pre-release too, gets its gates: the fork's, and
-// EventedPLEG from v1.37 on.
+// those pinned to a pre-release too, gets upstream's defaults plus the
+// fork's gate and nothing else (EventedPLEG only when the user asks for it).
 func TestFeatureGatesOfEverySeries(t *testing.T) {
 	all, err := release.Supported("../../..")
 	if err != nil {
@@ -55,18 +55,11 @@ func TestFeatureGatesOfEverySeries(t *testing.T) {
 	}
 	for _, s := range all {
 		t.Run(s.Release, func(t *testing.T) {
-			v, err := release.Parse(s.Release)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got, err := featureGates(gateOptions{K8sVersion: s.Release, OrderingGate: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := map[string]bool{"SidecarContainerOrdering": true}
-			if v.Major > 1 || v.Minor >= 37 {
-				want["EventedPLEG"] = true
-			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("featureGates (-want +got):\n%s", diff)
 			}

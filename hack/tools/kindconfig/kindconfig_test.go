@@ -171,9 +171,10 @@ func TestKindConfigs(t *testing.T) {
 			if len(kcs) != 1 {
 				t.Fatalf("want one KubeletConfiguration patch, found %d", len(kcs))
 			}
-			// EventedPLEG: from v1.37 upstream's container-stop fast path,
-			// which the local cluster turns on as well (hack/cluster/lib.sh).
-			if want := map[string]bool{gate: true, "EventedPLEG": true}; !reflect.DeepEqual(kcs[0].FeatureGates, want) {
+			// Upstream's defaults plus the fork's gate, nothing else:
+			// EventedPLEG (alpha) only when the user asks for it, which
+			// make kind-up adds (TestGeneratedKindConfigs).
+			if want := map[string]bool{gate: true}; !reflect.DeepEqual(kcs[0].FeatureGates, want) {
 				t.Errorf("the KubeletConfiguration patch sets featureGates %v, want %v", kcs[0].FeatureGates, want)
 			}
 
@@ -191,7 +192,7 @@ func TestKindConfigs(t *testing.T) {
 // TestGeneratedKindConfigs: what make kind-up gives kind (kind_config of
 // hack/kind/lib.sh) is each config with the pinned release's node image on
 // every node, each node's CRI folder mounted at /run/containerd, and the
-// EventedPLEG gate only where the release has the container-stop fast path.
+// EventedPLEG gate only when KUBELET_FEATURE_GATES turns it on (EVENTED 1).
 func TestGeneratedKindConfigs(t *testing.T) {
 	image := nodeimage.DefaultName(pinnedVersion(t))
 	for _, file := range []string{"one-node.yaml", "three-node.yaml"} {
