@@ -27,7 +27,7 @@ help: ## list the targets
 	  "FORCE=1" "discard unexported work (import-patches, clean)" \
 	  "SIDECAR_ORDERING_DEFAULT=false" "link the kubelet with the gate off by default (kubelet)" \
 	  "PKGS=k8s.io/kubernetes/pkg/... GATE=on|off|both" "which packages, which gate settings (test-upstream)" \
-	  "KUBELET_FEATURE_GATES=Gate=bool,..." "the kubelet's feature gates (up, kubelet-restart, bench)" \
+	  "KUBELET_FEATURE_GATES=Gate=bool,..." "the kubelet's feature gates beyond upstream's defaults and the fork's own (up, kubelet-restart, bench; kind-up: EventedPLEG only)" \
 	  "KUBELET_BIN=path" "run another kubelet (up, kubelet-restart)" \
 	  "KUBELET_VERBOSITY=N" "the kubelet's --v (up, kubelet-restart)" \
 	  "CLUSTER_INSTANCE=N" "a second local cluster (up, down, kubelet-restart, e2e, bench)" \
