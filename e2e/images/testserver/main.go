@@ -162,6 +162,15 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			*into = n
 		}
 	}
+	boolean := func(key string, into *bool) {
+		if v := getenv(key); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: want true or false", key, v))
+			}
+			*into = b
+		}
+	}
 	integer("PORT", &cfg.Port)
 	if cfg.FillFile != "" {
 		cfg.FillMiB = 64
@@ -180,27 +189,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	duration("EXIT_AFTER", &cfg.ExitAfter)
 	integer("EXIT_CODE", &cfg.ExitCode)
 	duration("CRASH_AFTER", &cfg.CrashAfter)
-	if v := getenv("READY_FLAP"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("READY_FLAP=%q: want true or false", v))
-		}
-		cfg.ReadyFlap = b
-	}
-	if v := getenv("IGNORE_SIGTERM"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("IGNORE_SIGTERM=%q: want true or false", v))
-		}
-		cfg.IgnoreSIGTERM = b
-	}
-	if v := getenv("REMOVE_SEEN_FILE"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("REMOVE_SEEN_FILE=%q: want true or false", v))
-		}
-		cfg.RemoveSeenFile = b
-	}
+	boolean("READY_FLAP", &cfg.ReadyFlap)
+	boolean("IGNORE_SIGTERM", &cfg.IgnoreSIGTERM)
+	boolean("REMOVE_SEEN_FILE", &cfg.RemoveSeenFile)
 	if cfg.CrashAfter > 0 {
 		cfg.ReadyAfter = Never
 	}
