@@ -35,6 +35,8 @@ help: ## list the targets
 	  "FOCUS= SKIP= LABEL_FILTER= PROCS=" "which specs, how many at once (e2e, e2e-node)" \
 	  "BENCH_REPEAT= BENCH_PARALLEL= BENCH_WAYS=" "samples, lanes, ways (bench; see hack/bench/run.sh)" \
 	  "BENCH_GO=0 BENCH_OUT=dir" "no Go benchmark; the report elsewhere (bench)" \
+	  "BENCH_GATES=EventedPLEG=true" "the ways again with these gates, a column beside the defaults (bench)" \
+	  "BENCH_SCRATCH=1 BENCH_OUT=dir" "measure on a busy machine, never into docs/bench (bench)" \
 	  "BENCH_FORK_KUBELET=path" "the fork's kubelet to measure (bench)" \
 	  "BASE_TAR= BASE_REF= NODE_IMAGE=" "the node image's base and name (node-image)" \
 	  "NODES=1|3 NODE_IMAGE_FROM=sources|registry" "kind nodes; the node image's origin (kind-up, test-kind)" \

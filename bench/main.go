@@ -160,6 +160,8 @@ func reportCmd(args []string) error {
 	segmentsPath := fs.String("segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
 	probeRatesPath := fs.String("probe-rates", "", "the runs (JSON lines) of bench probe-rate")
 	densityPath := fs.String("density", "", "the runs (JSON lines) of bench density")
+	besidePath := fs.String("beside-samples", "", "samples (JSON lines) of the ways run again in a second configuration of the kubelets (make bench's BENCH_GATES)")
+	besideLabel := fs.String("beside-label", "", "what the second configuration is, e.g. EventedPLEG=true (with -beside-samples)")
 	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -238,7 +240,23 @@ func reportCmd(args []string) error {
 	// The verdicts, also alone in goals.md, which make bench puts in the
 	// README.
 	var goals strings.Builder
-	GoalsTable(&goals, Goals(sum, benches))
+	verdicts := Goals(sum, benches)
+	if *besidePath != "" {
+		if *besideLabel == "" {
+			return fmt.Errorf("report: -beside-samples needs -beside-label")
+		}
+		beside, err := ReadSamples(*besidePath)
+		if err != nil {
+			return err
+		}
+		for i := range beside {
+			beside[i].Metrics = ComputeMetrics(&beside[i])
+		}
+		verdicts = WithBeside(verdicts, Goals(Summarize(beside), nil))
+	} else {
+		*besideLabel = ""
+	}
+	GoalsTable(&goals, verdicts, *besideLabel)
 	// The probe-rate and density verdicts share a table: one more table
 	// would be two more lines of the README, which has a bound.
 	if v := append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...); len(v) > 0 {

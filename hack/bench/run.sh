@@ -60,6 +60,25 @@
 #                    fork/no-sidecars, upstream/native-startup: the goals
 #                    compare these); BENCH_DENSITY_SEED=S the seed of the
 #                    sidecars' ready delays (default 28: every run the same)
+#   BENCH_GATES=Gate=bool,...  a second configuration of both kubelets,
+#                    e.g. EventedPLEG=true (alpha, off by default): the
+#                    ways (a, b, c, e) run again with these gates added,
+#                    after the runs on upstream's defaults, and the goals
+#                    table gets a column beside the defaults' (never the
+#                    headline: the defaults are what users run). The
+#                    probe-rate and density runs are on the defaults only.
+#                    Doubles the ways' time
+#   BENCH_SCRATCH=1  measure even on a busy machine. Before measuring, make
+#                    bench waits up to BENCH_QUIET_WAIT seconds (120) for
+#                    the 1-minute load average to fall to 1.5 or below with
+#                    no compiler or linker of another build running, and
+#                    watches for such processes until the pods' runs end;
+#                    a busy machine makes the run a scratch run, which may
+#                    not write the committed report (docs/bench, the
+#                    README's verdicts): without BENCH_SCRATCH=1 it stops
+#                    at once, with it (and BENCH_OUT elsewhere) its report
+#                    says it is a scratch run. BENCH_REPORT_FROM writes
+#                    docs/bench only from a run recorded as quiet
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   BENCH_REPORT_FROM=_output/bench/<time>  measure nothing: write that
@@ -110,6 +129,15 @@ density_runs="${BENCH_DENSITY_RUNS:-3}"
 [[ "$density_runs" =~ ^[1-9][0-9]*$ ]] || die "BENCH_DENSITY_RUNS must be a positive integer, not '$density_runs'"
 density_seed="${BENCH_DENSITY_SEED:-28}"
 [[ "$density_seed" =~ ^[0-9]+$ ]] || die "BENCH_DENSITY_SEED must be a number, not '$density_seed'"
+bench_gates="${BENCH_GATES:-}"
+[[ -z "$bench_gates" || "$bench_gates" =~ ^[A-Za-z0-9]+=(true|false)(,[A-Za-z0-9]+=(true|false))*$ ]] ||
+  die "BENCH_GATES must be Gate=true|false,..., not '$bench_gates'"
+scratch="${BENCH_SCRATCH:-0}"
+[[ "$scratch" =~ ^[01]$ ]] || die "BENCH_SCRATCH must be 0 or 1, not '$scratch'"
+quiet_wait="${BENCH_QUIET_WAIT:-120}"
+[[ "$quiet_wait" =~ ^[0-9]+$ ]] || die "BENCH_QUIET_WAIT must be a number of seconds, not '$quiet_wait'"
+committed=0
+[ "$out" != "$ROOT/docs/bench" ] || committed=1
 density_ways="${BENCH_DENSITY_WAYS:-fork/annotated,fork/native-wait-ready,fork/poststart,fork/no-sidecars,upstream/native-startup}"
 [ -n "$density" ] || density_ways=""
 fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
@@ -153,8 +181,10 @@ restart_kubelet() { # BINARY
 }
 current_kubelet=""
 gobench_file=""
+busy_watcher=""
 cleanup() {
   local rc=$?
+  [ -z "$busy_watcher" ] || kill "$busy_watcher" 2> /dev/null || true
   [ -z "$gobench_file" ] || rm -f "$gobench_file"
   if [ -n "$current_kubelet" ]; then
     log "back to the fork's kubelet with the cluster's own settings"
@@ -167,13 +197,58 @@ cleanup() {
 trap cleanup EXIT
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# busy_reason prints why the machine is not quiet enough for reference
+# figures, or nothing: the 1-minute load average over 1.5 (with 2 cores,
+# most of one core taken by something else), or a compiler or linker of
+# another build (the pods' runs start none of their own).
+busy_reason() {
+  local load1 builds
+  load1="$(cut -d' ' -f1 /proc/loadavg)"
+  builds="$(pgrep -x 'compile|link|asm|cgo|cc1|cc1plus|ld' | paste -sd, || true)"
+  if [ -n "$builds" ]; then
+    echo "compiler or linker processes of another build are running (pids $builds)"
+  elif awk -v l="$load1" 'BEGIN { exit !(l > 1.5) }'; then
+    echo "the 1-minute load average is $load1 (over 1.5)"
+  fi
+}
+busy=""
+if [ -z "$report_from" ]; then
+  waited=0
+  while busy="$(busy_reason)" && [ -n "$busy" ] && [ "$waited" -lt "$quiet_wait" ]; do
+    [ "$waited" != 0 ] || log "waiting up to ${quiet_wait}s for a quiet machine: $busy"
+    sleep 5
+    waited=$((waited + 5))
+  done
+  if [ -n "$busy" ]; then
+    [ "$committed" = 0 ] || [ "$scratch" = 1 ] || die "the machine is busy: $busy. Reference figures come only from a quiet machine: stop the other work and run again, or BENCH_SCRATCH=1 BENCH_OUT=dir for a scratch run"
+    [ "$committed" = 0 ] || die "BENCH_SCRATCH=1 writes no committed report: give it BENCH_OUT=dir"
+    log "a scratch run: $busy"
+  fi
+fi
 {
   echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` with BENCH_REPEAT=$repeat, BENCH_PARALLEL=$parallel and BENCH_DENSITY=${density:-0}, on $(nproc) cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)),"
   echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
   echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
   echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || true) Go compiler processes of other builds were running."
+  if [ -n "$busy" ]; then
+    echo "**A scratch run on a busy machine ($busy): not a reference.**"
+  else
+    echo "The machine was quiet at the start (load ≤ 1.5, no other build)."
+  fi
 } > "$work/meta.md"
+# Another build starting during the pods' runs makes the run a scratch
+# run too: a watcher notes the first one it sees.
+busy_file="$work/busy-during-run"
+rm -f "$busy_file"
+(
+  while :; do
+    b="$(pgrep -x 'compile|link|asm|cgo|cc1|cc1plus|ld' | paste -sd, || true)"
+    [ -z "$b" ] || { echo "compiler or linker processes of another build ran during the pods' runs (pids $b)" > "$busy_file"; exit 0; }
+    sleep 2
+  done
+) &
+busy_watcher=$!
 
 samples="$work/samples.jsonl"
 segments="$work/segments.jsonl"
@@ -183,11 +258,11 @@ touch "$samples" "$segments" # BENCH_WAYS=none: no run of the ways, none of thei
 # The kubelet's probe counts come from its own endpoint and its log (--v >= 1
 # logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
 # restarted by someone else during the run stops it (run again).
-run_ways() { # WAYS
+run_ways() { # WAYS [SAMPLES SEGMENTS]
   local pid
   pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   "$work/bench" run -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
-    -ways "$1" -repeat "$repeat" -parallel "$parallel" -out "$samples" -segments "$segments" \
+    -ways "$1" -repeat "$repeat" -parallel "$parallel" -out "${2:-$samples}" -segments "${3:-$segments}" \
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log"
 }
 probe_rate() { # WAYS
@@ -228,7 +303,33 @@ if [ -n "$upstream_ways$upstream_rate_ways$upstream_density_ways" ]; then
   [ -z "$upstream_rate_ways" ] || probe_rate "$upstream_rate_ways"
   [ -z "$upstream_density_ways" ] || run_density "$upstream_density_ways"
 fi
+# The second configuration (BENCH_GATES): the ways again, both kubelets
+# with the gates added to the cluster's own, into beside/.
+if [ -n "$bench_gates" ] && [ -n "$fork_ways$upstream_ways" ]; then
+  mkdir -p "$work/beside"
+  touch "$work/beside/samples.jsonl" "$work/beside/segments.jsonl"
+  echo "$bench_gates" > "$work/beside/label"
+  echo "Beside upstream's defaults, the ways ran again with $bench_gates added to both kubelets' gates:" >> "$work/meta.md"
+  for k in fork upstream; do
+    w="$fork_ways" bin="$fork_kubelet"
+    [ "$k" = fork ] || w="$upstream_ways" bin="$upstream_kubelet"
+    [ -n "$w" ] || continue
+    current_kubelet="$bin"
+    KUBELET_FEATURE_GATES="${KUBELET_FEATURE_GATES:+$KUBELET_FEATURE_GATES,}$bench_gates" restart_kubelet "$bin"
+    log "measuring $w with $bench_gates ($repeat repeats, $parallel lanes)"
+    run_ways "$w" "$work/beside/samples.jsonl" "$work/beside/segments.jsonl"
+  done
+fi
 echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
+kill "$busy_watcher" 2> /dev/null || true
+wait "$busy_watcher" 2> /dev/null || true
+busy_watcher=""
+if [ -s "$busy_file" ]; then
+  busy="$(cat "$busy_file")"
+  echo "**A scratch run: $busy. Not a reference.**" >> "$work/meta.md"
+  [ "$committed" = 0 ] || [ "$scratch" = 1 ] || die "$busy: the committed report is not written (raw files in $work; BENCH_SCRATCH=1 BENCH_REPORT_FROM=$work BENCH_OUT=dir writes a scratch report)"
+  [ "$committed" = 0 ] || die "$busy: BENCH_SCRATCH=1 writes no committed report: give it BENCH_OUT=dir"
+fi
 
 # --- BenchmarkComputePodActions, patched against upstream -----------------------
 gobench_args=()
@@ -297,6 +398,12 @@ else
   repeat="$(sed -n 's/.*BENCH_REPEAT=\([0-9]*\).*/\1/p' "$work/meta.md" | head -n1)"
   parallel="$(sed -n 's/.*BENCH_PARALLEL=\([0-9]*\).*/\1/p' "$work/meta.md" | head -n1)"
   density="$(sed -n 's/.*BENCH_DENSITY=\([0-9][0-9]*\(,[0-9][0-9]*\)*\).*/\1/p' "$work/meta.md" | head -n1)"
+  if [ "$committed" = 1 ] && ! grep -q '^The machine was quiet at the start' "$work/meta.md"; then
+    die "BENCH_REPORT_FROM=$report_from: that run is not recorded as quiet; the committed report comes only from quiet runs (BENCH_OUT=dir for another place)"
+  fi
+  if [ "$committed" = 1 ] && grep -q '^\*\*A scratch run' "$work/meta.md"; then
+    die "BENCH_REPORT_FROM=$report_from: a scratch run; the committed report comes only from quiet runs (BENCH_OUT=dir for another place)"
+  fi
   log "writing the report of the run in $work again"
 fi
 took="$(cat "$work/took" 2> /dev/null || echo "time not recorded")"
@@ -306,7 +413,9 @@ rate_args=()
 [ ! -s "$rates" ] || rate_args=(-probe-rates "$rates")
 density_args=()
 [ ! -s "$densities" ] || density_args=(-density "$densities")
-"$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" "${density_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+beside_args=()
+[ ! -s "$work/beside/samples.jsonl" ] || beside_args=(-beside-samples "$work/beside/samples.jsonl" -beside-label "$(cat "$work/beside/label")")
+"$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" "${density_args[@]}" "${beside_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
 # The samples keep the errors of the run as they were, and those may name
 # files of this checkout (the kubelet's log, the CRI socket): the report
 # names them relative to the repository, as docs/ must (make test-docs).
