@@ -82,3 +82,32 @@ func TestExtraChecksFallToOneASecond(t *testing.T) {
 		t.Logf("exec=%v: %d extra checks in the first minute, %d of them after 10 s (a fixed 50 ms: 1200)", exec, total, afterTen)
 	}
 }
+
+func TestExtraProbeRunsPerSecondSetting(t *testing.T) {
+	testCases := []struct {
+		perSecond int32
+		valid     bool
+		burst     int
+	}{
+		{perSecond: -1, valid: false, burst: 1},
+		{perSecond: 0, valid: true, burst: 1}, // no extra runs: the burst is never used
+		{perSecond: 5, valid: true, burst: 1},
+		{perSecond: DefaultExtraProbeRunsPerSecond, valid: true, burst: 20},
+		{perSecond: MaxExtraProbeRunsPerSecond, valid: true, burst: 1000},
+		{perSecond: MaxExtraProbeRunsPerSecond + 1, valid: false, burst: 1000},
+	}
+	for _, tc := range testCases {
+		err := ValidateExtraProbeRunsPerSecond(tc.perSecond)
+		got := struct {
+			Valid bool
+			Burst int
+		}{err == nil, ExtraProbeRunBurst(tc.perSecond)}
+		want := struct {
+			Valid bool
+			Burst int
+		}{tc.valid, tc.burst}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%d a second (-want +got):\n%s (err %v)", tc.perSecond, diff, err)
+		}
+	}
+}
