@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package e2e is sidecar-kubelet's end-to-end suite: ginkgo specs, one or
-// more per rule of the behaviour contract (SPEC.md), run against a real
+// more per rule of the behaviour contract (docs/contract.md), run against a real
 // cluster whose node runs the patched kubelet.
 //
 // The specs are behind the build tag "e2e", so that `go test ./...` without
@@ -40,6 +40,6 @@ limitations under the License.
 // Order is asserted from timestamps, never from sleeps: the testserver's own
 // RFC3339Nano log lines (read through the pods/log API) where the order of
 // events less than a second apart matters, and the containers' startedAt
-// and finishedAt (1 s resolution) otherwise. A failure names the SPEC rule
+// and finishedAt (1 s resolution) otherwise. A failure names the contract rule
 // and shows the order seen.
 package e2e

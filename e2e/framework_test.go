@@ -40,22 +40,22 @@ import (
 // ---------------------------------------------------------------------------
 // Failures that name the rule.
 
-// failRule fails the spec with a message that starts with the SPEC rule.
+// failRule fails the spec with a message that starts with the contract rule.
 func failRule(rule, format string, args ...any) {
 	GinkgoHelper()
-	Fail(fmt.Sprintf("SPEC rule %s: ", rule) + fmt.Sprintf(format, args...))
+	Fail(fmt.Sprintf("contract rule %s: ", rule) + fmt.Sprintf(format, args...))
 }
 
 // ruleMsg is an optional description for gomega assertions about a rule.
 func ruleMsg(rule, format string, args ...any) func() string {
-	return func() string { return fmt.Sprintf("SPEC rule %s: ", rule) + fmt.Sprintf(format, args...) }
+	return func() string { return fmt.Sprintf("contract rule %s: ", rule) + fmt.Sprintf(format, args...) }
 }
 
 // expectTimeline checks the timeline with a podorder matcher; a failure
-// starts with the SPEC rule.
+// starts with the contract rule.
 func expectTimeline(rule string, tl Timeline, m OmegaMatcher) {
 	GinkgoHelper()
-	Expect(tl).To(m, "SPEC rule %s:", rule)
+	Expect(tl).To(m, "contract rule %s:", rule)
 }
 
 // mustAt is when the point happened; the spec fails if the timeline lacks it.
@@ -77,7 +77,7 @@ func expectOneEvent(ctx context.Context, rule string, p *v1.Pod, eventType, reas
 		WithTimeout(time.Minute).ShouldNot(BeEmpty(), ruleMsg(rule, "no %s event for pod %s", reason, p.Name))
 	Consistently(ctx, func() int { return EventCount(cluster.PodEvents(ctx, p, reason)) }).
 		WithTimeout(10*time.Second).Should(Equal(1), func() string {
-		msg := fmt.Sprintf("SPEC rule %s: want exactly one %s event for pod %s, saw %s", rule, reason, p.Name, DescribeEvents(cluster.PodEvents(ctx, p, reason)))
+		msg := fmt.Sprintf("contract rule %s: want exactly one %s event for pod %s, saw %s", rule, reason, p.Name, DescribeEvents(cluster.PodEvents(ctx, p, reason)))
 		if at := cluster.KubeletStartedSince(ctx, CurrentSpecReport().StartTime); !at.IsZero() {
 			msg += fmt.Sprintf(" (note: a kubelet started at %s, during this spec, not restarted by it; a restarted kubelet may record an event again)",
 				at.UTC().Format(time.RFC3339))

@@ -30,7 +30,7 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
-// "gate" is SPEC "Declaring sidecars": with the gate off the kubelet behaves
+// "gate" is the contract's "Declaring sidecars": with the gate off the kubelet behaves
 // exactly as upstream. The classic workarounds for sidecar ordering on
 // upstream must then work as they do there.
 var _ = Describe("Feature gate off", Ordered, Serial, Label("kubelet-restart"), func() {
@@ -94,7 +94,7 @@ var _ = Describe("Feature gate off", Ordered, Serial, Label("kubelet-restart"), 
 				}
 			}
 			return reasons
-		}).Should(BeEmpty(), "SPEC gate: sidecar events recorded with the gate off")
+		}).Should(BeEmpty(), "contract rule 19: sidecar events recorded with the gate off")
 	})
 
 	It("[gate] passes the pod to the runtime unchanged, its annotations included", func(ctx SpecContext) {
@@ -111,7 +111,7 @@ var _ = Describe("Feature gate off", Ordered, Serial, Label("kubelet-restart"), 
 		Eventually(ctx, func(g Gomega) {
 			logs, err := cluster.ContainerLogs(ctx, pod, "app", false)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(logs).To(ContainSubstring(" name=proxy event=started"), "SPEC rule 19: the app read the annotation through the downward API")
+			g.Expect(logs).To(ContainSubstring(" name=proxy event=started"), "contract rule 19: the app read the annotation through the downward API")
 		}).WithTimeout(time.Minute).Should(Succeed())
 		var events []string
 		for _, r := range forkEventReasons {
@@ -119,7 +119,7 @@ var _ = Describe("Feature gate off", Ordered, Serial, Label("kubelet-restart"), 
 				events = append(events, e.Reason+": "+e.Message)
 			}
 		}
-		Expect(events).To(BeEmpty(), "SPEC rule 19: the fork's events with the gate off")
+		Expect(events).To(BeEmpty(), "contract rule 19: the fork's events with the gate off")
 	})
 })
 
@@ -129,7 +129,7 @@ var forkEventReasons = []string{
 	sidecars.ReasonInvalidSidecarAnnotation, sidecars.ReasonSidecarAnnotationChanged,
 }
 
-// SPEC rule 19: switching the gate with pods running restarts nothing and
+// contract rule 19: switching the gate with pods running restarts nothing and
 // never produces a status the API server refuses. The pod is the hardest
 // case for the status: restartPolicy Never, with an annotated sidecar that
 // the fork restarted (rule 7), which upstream's rules would not allow.
@@ -176,10 +176,10 @@ var _ = Describe("Feature gate switched under running pods", Ordered, Serial, La
 					g.Expect(st.RestartCount).To(Equal(was.RestartCount), "restarts of %s %s", was.Name, step)
 					g.Expect(st.Ready).To(BeTrue(), "container %s ready %s", was.Name, step)
 				}
-			}).WithTimeout(20*time.Second).WithPolling(2*time.Second).Should(Succeed(), "SPEC rule 19: switching the gate restarts nothing")
+			}).WithTimeout(20*time.Second).WithPolling(2*time.Second).Should(Succeed(), "contract rule 19: switching the gate restarts nothing")
 			refused, err := cluster.PodStatusRefusals(ctx)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(refused-refusedBefore).To(BeZero(), "SPEC rule 19: pod statuses the API server refused (400, 422) %s", step)
+			Expect(refused-refusedBefore).To(BeZero(), "contract rule 19: pod statuses the API server refused (400, 422) %s", step)
 		}
 		restartKubelet(ctx, "KUBELET_FEATURE_GATES="+FeatureGate+"=false")
 		Expect(cluster.FeatureEnabled(ctx, FeatureGate)).To(Equal(0))

@@ -149,7 +149,7 @@ var _ = Describe("Jobs", func() {
 				g.Expect(trueConditions(j)).NotTo(ContainElement(HavePrefix(string(batchv1.JobComplete))), "a Job whose app exits 3 completed")
 				g.Expect(failed).NotTo(BeNil(), "Job not Failed yet (is kube-controller-manager running?)")
 			}).WithTimeout(2*time.Minute).Should(Succeed(), func() string {
-				return fmt.Sprintf("SPEC rule 10: want the Job Failed with reason %s; conditions seen: %v", want, trueConditions(job))
+				return fmt.Sprintf("contract rule 10: want the Job Failed with reason %s; conditions seen: %v", want, trueConditions(job))
 			})
 			GinkgoWriter.Printf("Job Failed after %v: %s: %s\n", time.Since(started).Round(time.Second), failed.Reason, failed.Message)
 
@@ -192,7 +192,7 @@ var _ = Describe("Jobs", func() {
 			pods, seen = jobPods(ctx, job)
 			return pods
 		}).WithTimeout(time.Minute).Should(HaveLen(2), func() string {
-			return "SPEC rule 10: want a second pod of a Job with backoffLimit 0 whose failed pod the Ignore rule matched; pods seen:\n" + seen
+			return "contract rule 10: want a second pod of a Job with backoffLimit 0 whose failed pod the Ignore rule matched; pods seen:\n" + seen
 		})
 		GinkgoWriter.Printf("the Job's pods:\n%s\n", seen)
 		j, err := cluster.Client.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})

@@ -26,7 +26,7 @@ import (
 	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 )
 
-// The rule "wait-ready" is the optional annotation of SPEC "Declaring
+// The rule "wait-ready" is the optional annotation of the contract's "Declaring
 // sidecars".
 var _ = Describe("Native sidecars", func() {
 	var ns string

@@ -33,7 +33,7 @@ import (
 
 // The soak restarts the kubelet at random moments of pods' starts and
 // terminations, over pods whose sidecars become ready by each of the ways
-// SPEC "Ready" names (a readiness probe, a startup probe, a postStart hook),
+// the contract's "Ready" names (a readiness probe, a startup probe, a postStart hook),
 // and checks after each pod that none was wedged, that no app started
 // before its sidecars were ready, that the apps stopped before the
 // sidecars, and that every hook completed at least once (rules 2, 3, 12,

@@ -44,7 +44,7 @@ const appStartBound = 3 * time.Second
 // that took 86 to 143 ms here. A kubelet that waited for the probe's
 // period would take up to 10 s, one that waited for the next relist up to
 // 1 s (more than this bound 60% of the time, at least once in three steps
-// in 94% of runs). The SPEC's quarter of a second is measured by make
+// in 94% of runs). The contract's quarter of a second is measured by make
 // bench; this bound leaves room for a loaded CI machine.
 //
 // The specs that bound a latency carry Serial and the label "latency": they

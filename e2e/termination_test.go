@@ -216,9 +216,9 @@ var _ = Describe("Termination", func() {
 		Expect(cluster.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](5)})).To(Succeed())
 		cluster.WaitTerminated(ctx, pod, time.Minute)
 		Eventually(ctx, func() int { return len(cluster.PodEvents(ctx, pod, sidecars.ReasonTerminatingSidecars)) }).
-			WithTimeout(10*time.Second).Should(Equal(1), "SPEC Observability: one TerminatingSidecars event per termination")
+			WithTimeout(10*time.Second).Should(Equal(1), "contract, Observability: one TerminatingSidecars event per termination")
 		Consistently(ctx, func() int { return len(cluster.PodEvents(ctx, pod, sidecars.ReasonTerminatingSidecars)) }).
-			WithTimeout(5*time.Second).Should(Equal(1), "SPEC Observability: one TerminatingSidecars event per termination")
+			WithTimeout(5*time.Second).Should(Equal(1), "contract, Observability: one TerminatingSidecars event per termination")
 	})
 
 	It("[rule 13] lets a shorter grace period bound a running preStop hook, not abort it", func(ctx SpecContext) {

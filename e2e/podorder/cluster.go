@@ -206,7 +206,7 @@ func NamespaceObject(level PodSecurityLevel) *v1.Namespace {
 }
 
 // The label that keeps sidecar-kubelet's admission policy
-// (deploy/sidecar-annotation-policy.yaml, SPEC rule 16) away from a
+// (deploy/sidecar-annotation-policy.yaml, contract rule 16) away from a
 // namespace's pods when its value is AdmissionPolicySkip: a pod whose
 // sidecar annotations are malformed is created there, and the kubelet
 // records its InvalidSidecarAnnotation event (NewNamespaceLabelled).

@@ -282,8 +282,8 @@ func TestMatchers(t *testing.T) {
 func TestMatchersWithGomega(t *testing.T) {
 	var failure string
 	g := gomega.NewGomega(func(message string, _ ...int) { failure = message })
-	g.Expect(startup).To(StartInOrder("app", "proxy"), "SPEC rule %s:", "2")
-	if !strings.HasPrefix(failure, "SPEC rule 2:\n") || !strings.Contains(failure, `want app first "started"`) {
+	g.Expect(startup).To(StartInOrder("app", "proxy"), "contract rule %s:", "2")
+	if !strings.HasPrefix(failure, "contract rule 2:\n") || !strings.Contains(failure, `want app first "started"`) {
 		t.Errorf("failure message:\n%s", failure)
 	}
 

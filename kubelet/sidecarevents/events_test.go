@@ -93,7 +93,7 @@ func TestEvents(t *testing.T) {
 	}
 }
 
-// TestMessagesAreBounded checks SPEC rule 16's bound on the events' messages
+// TestMessagesAreBounded checks contract rule 16's bound on the events' messages
 // whatever the pod's author wrote: an error or a change of any length gives
 // a message of at most MaxEventMessage bytes, cut on a rune boundary.
 func TestMessagesAreBounded(t *testing.T) {

@@ -23,9 +23,12 @@ import (
 )
 
 // Latch remembers which events were recorded for which pod, so that each
-// is recorded once per occurrence rather than once per sync. It is the one
-// piece of memory the fork keeps, and it only saves duplicate events: a
-// restarted kubelet may record an event again, but decides nothing from it.
+// is recorded once per occurrence rather than once per sync. It is memory
+// that decides nothing: it only saves duplicate events, and a restarted
+// kubelet may record an event again. (What the fork keeps that does decide
+// is rebuilt from the runtime or kept on disk: the layout from the
+// sandbox's annotations, the termination deadline and the hooks' records
+// in the pod's directory; contract rule 15.)
 // The zero value is ready to use.
 type Latch struct {
 	mu   sync.Mutex

@@ -111,7 +111,7 @@ func quote(s string) string {
 
 // Decision is the sidecar layout a pod runs with. The kubelet makes it once
 // per pod, from the annotations the pod's sandbox is created with, and
-// keeps it for the pod's life (SPEC rule 19).
+// keeps it for the pod's life (contract rule 19).
 type Decision struct {
 	// Layout is the layout decided; the zero Layout when Err is set.
 	Layout Layout

@@ -54,7 +54,7 @@ func unknownNames(n int) string {
 	return strings.Join(names, ",")
 }
 
-// TestDecideCostIsLinear checks SPEC rule 16's bound: deciding a layout
+// TestDecideCostIsLinear checks contract rule 16's bound: deciding a layout
 // costs memory linear in the annotation's length, whatever it holds. A
 // value of n unknown names once cost about 2n² bytes (each problem quoted
 // the whole value), so that a pod author could take a node's kubelet to

@@ -101,7 +101,7 @@ func FuzzDecide(f *testing.F) {
 				t.Errorf("Decide(%q, %q) returned an *annotationError without problems", sidecars, waitReady)
 			}
 			// The error, and so the event, stays small whatever the values'
-			// length (SPEC rule 16).
+			// length (contract rule 16).
 			if got := len(err.Error()); got > maxErrorText {
 				t.Errorf("Decide(%d bytes, %d bytes) error is %d bytes, more than %d", len(sidecars), len(waitReady), got, maxErrorText)
 			}

@@ -59,5 +59,5 @@ const (
 )
 
 // MaxEventMessage is the longest message of the fork's events, in bytes
-// (SPEC rule 16).
+// (contract rule 16).
 const MaxEventMessage = 1024

@@ -25,7 +25,7 @@ const (
 	// FirstExtraCheckInterval is how often the kubelet checks a waited-on
 	// sidecar's network readiness probe (HTTP, TCP, gRPC) between the
 	// probe's periodic runs while the sidecar has just started: the apps
-	// start within this of its readiness (SPEC rule 3's quarter of a second,
+	// start within this of its readiness (contract rule 3's quarter of a second,
 	// with room for the start itself).
 	FirstExtraCheckInterval = 50 * time.Millisecond
 	// FirstExtraExecCheckInterval is the same for an exec probe, each of

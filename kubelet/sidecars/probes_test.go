@@ -63,7 +63,7 @@ func TestWaitsOnReadiness(t *testing.T) {
 		{name: "annotated sidecar, HTTP readiness probe", layout: annotated, container: "proxy", want: true},
 		{name: "annotated sidecar, gRPC startup probe and no readiness probe: startup probes keep their period (failureThreshold counts periods)", layout: annotated, container: "started", want: false},
 		{name: "annotated sidecar, TCP readiness probe", layout: annotated, container: "tcp", want: true},
-		{name: "annotated sidecar, exec readiness probe (SPEC rule 3 names no probe kind)", layout: annotated, container: "exec", want: true},
+		{name: "annotated sidecar, exec readiness probe (contract rule 3 names no probe kind)", layout: annotated, container: "exec", want: true},
 		{name: "app container: nobody waits on it", layout: annotated, container: "app", want: false},
 		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, container: "native", want: true},
 		{name: "native sidecar without wait-ready: upstream's probes", layout: annotated, container: "native", want: false},

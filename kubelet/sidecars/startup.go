@@ -35,7 +35,7 @@ type ContainerStatus struct {
 	Ready bool
 	// Exited: the entry's latest container, in any sandbox of the pod, has
 	// exited. A pod whose sandbox was recreated keeps the exits of the
-	// sandboxes before (SPEC rule 18).
+	// sandboxes before (contract rule 18).
 	Exited bool
 	// WillRestart: upstream would (re)start this entry if it is not running
 	// (the kubelet's ShouldContainerBeRestarted: restart policy, exit code,
@@ -81,7 +81,7 @@ type StartPlan struct {
 // lists the containers upstream's kubelet would start now. terminating is
 // true once the pod is being deleted.
 //
-// The rules (SPEC "Startup", "Running", "Completion", rule 18):
+// The rules (the contract's "Startup", "Running", "Completion", rule 18):
 //   - while no app container has been created in this sandbox, the sidecars
 //     start one at a time in annotation order, each once the previous one is
 //     ready, and the app containers wait until every sidecar is ready; app
@@ -138,7 +138,7 @@ func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, termina
 			// Upstream restarts a running sidecar only to replace it
 			// (liveness, startup probe, changed spec): keep that, and
 			// replace one killed by its probe under restartPolicy Never
-			// too, as a sidecar that exits is (SPEC rule 5).
+			// too, as a sidecar that exits is (contract rule 5).
 			if upstreamStarts || (s.Killed && !terminating) {
 				start(i)
 			}

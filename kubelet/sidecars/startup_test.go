@@ -363,7 +363,7 @@ func TestPlanStart(t *testing.T) {
 			},
 		},
 		{
-			name:     "sidecar killed by its startup probe before ready under Never: restarted, the app still waits (SPEC rule 5)",
+			name:     "sidecar killed by its startup probe before ready under Never: restarted, the app still waits (contract rule 5)",
 			layout:   layout,
 			statuses: []ContainerStatus{probeKilled("a", t0), pending("b"), pending("app")},
 			upstream: []string{"b", "app"},
@@ -374,7 +374,7 @@ func TestPlanStart(t *testing.T) {
 			},
 		},
 		{
-			name:     "sidecar killed by its liveness probe while the app runs under Never: restarted (SPEC rule 7)",
+			name:     "sidecar killed by its liveness probe while the app runs under Never: restarted (contract rule 7)",
 			layout:   layout,
 			statuses: []ContainerStatus{ready("a", t0), probeKilled("b", t0), running("app", t0)},
 			upstream: nil,
@@ -400,7 +400,7 @@ func TestPlanStart(t *testing.T) {
 			},
 		},
 		{
-			name:   "new sandbox: an app that completed in the old one stays done, the one to rerun waits for the sidecars (SPEC rule 18)",
+			name:   "new sandbox: an app that completed in the old one stays done, the one to rerun waits for the sidecars (contract rule 18)",
 			layout: layout,
 			statuses: []ContainerStatus{
 				pending("a"), pending("b"), exitedEarlier("app1", false), exitedEarlier("app2", true),
@@ -426,7 +426,7 @@ func TestPlanStart(t *testing.T) {
 			},
 		},
 		{
-			name:   "new sandbox, the rerun app done too: the pod is done (SPEC rule 18)",
+			name:   "new sandbox, the rerun app done too: the pod is done (contract rule 18)",
 			layout: layout,
 			statuses: []ContainerStatus{
 				ready("a", t0), ready("b", t0), exitedEarlier("app1", false), exited("app2", false),
@@ -516,14 +516,14 @@ func TestRestartsSidecars(t *testing.T) {
 			want:     false,
 		},
 		{
-			name:        "pod terminating: no restart (SPEC rule 14)",
+			name:        "pod terminating: no restart (contract rule 14)",
 			layout:      layout,
 			statuses:    []ContainerStatus{exited("a", false), ready("b", t0), running("app", t0)},
 			terminating: true,
 			want:        false,
 		},
 		{
-			name:     "every app exited for good, one in an earlier sandbox: no restart (SPEC rule 18)",
+			name:     "every app exited for good, one in an earlier sandbox: no restart (contract rule 18)",
 			layout:   layout,
 			statuses: []ContainerStatus{pending("a"), pending("b"), exitedEarlier("app1", false), exited("app2", false)},
 			want:     false,

@@ -25,7 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// TerminationOrder says in which order a pod's containers stop (SPEC
+// TerminationOrder says in which order a pod's containers stop (contract
 // "Termination"). App containers stop first, in parallel; then the annotated
 // sidecars in reverse annotation order; then the native sidecars in reverse
 // order.
@@ -44,7 +44,7 @@ type TerminationOrder struct {
 	// Apps lists the app containers, which stop first.
 	Apps []string
 	// KeptUp lists the sidecars that are started again when they exit
-	// before their turn while some app container still runs (SPEC rule
+	// before their turn while some app container still runs (contract rule
 	// 14): the annotated ones. Native sidecars keep upstream's behaviour,
 	// which leaves them down.
 	KeptUp []string
@@ -91,7 +91,7 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 const RestartMinimumLeft = 2 * time.Second
 
 // RestartAt says when a sidecar of KeptUp that exited before its turn to
-// stop, while some app container still runs, is started again (SPEC rule
+// stop, while some app container still runs, is started again (contract rule
 // 14): once its back-off ends (backOffEnds; the zero time when it is not
 // in back-off), or at once, provided that leaves RestartMinimumLeft before
 // the pod's deadline. Otherwise ok is false: it stays down, and its turn
@@ -108,7 +108,7 @@ func RestartAt(now, backOffEnds, deadline time.Time) (at time.Time, ok bool) {
 	return at, true
 }
 
-// EarlierDeadline is the one deadline of a pod's ordered termination (SPEC
+// EarlierDeadline is the one deadline of a pod's ordered termination (contract
 // rule 13), on the node's clock: now plus the grace period that this kill
 // of the pod asks for, or recorded, the deadline that an earlier kill of
 // the same termination recorded, when that is earlier (the zero time when
@@ -130,7 +130,7 @@ func EarlierDeadline(recorded, now time.Time, grace time.Duration) time.Time {
 // and the boot it counts from. Every process of the node reads the same
 // clock, so a restarted kubelet counts a deadline recorded before its
 // restart on it: a clock step on the node during a termination costs no
-// grace (SPEC rule 13). kubelet/bootclock reads it.
+// grace (contract rule 13). kubelet/bootclock reads it.
 type BootClock struct {
 	// BootID names the node's boot (Linux's /proc/sys/kernel/random/boot_id).
 	BootID string

@@ -251,7 +251,7 @@ func TestEarlierDeadline(t *testing.T) {
 }
 
 // TestDeadlineRecord: a deadline recorded by one kubelet and read by the
-// next, on the boot clock, whatever the wall clock did in between (SPEC
+// next, on the boot clock, whatever the wall clock did in between (contract
 // rule 13). The wall clock steps an hour forward or back between the two
 // readings: what is left does not change.
 func TestDeadlineRecord(t *testing.T) {
