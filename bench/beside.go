@@ -16,6 +16,11 @@ limitations under the License.
 
 package main
 
+import (
+	"fmt"
+	"strings"
+)
+
 // A second configuration of the kubelets (make bench's BENCH_GATES, e.g.
 // EventedPLEG=true) measured in the same run as upstream's defaults: its
 // verdicts are a column beside the defaults', never the headline, since
@@ -44,4 +49,38 @@ func WithBeside(verdicts, beside []Verdict) []Verdict {
 		}
 	}
 	return out
+}
+
+// GoalsSummary says in one line how many goals a run met: on upstream's
+// defaults (every verdict with a yes or no), and, when the run measured a
+// second configuration, how many of the ways' goals it met there. Goals
+// without a figure ("—") are not counted.
+func GoalsSummary(verdicts []Verdict, rates []RateVerdict, besideLabel string) string {
+	met, judged, besideMet, besideJudged := 0, 0, 0, 0
+	count := func(m string) {
+		if m == "yes" || m == "no" {
+			judged++
+		}
+		if m == "yes" {
+			met++
+		}
+	}
+	for _, v := range verdicts {
+		count(v.Met)
+		switch {
+		case strings.HasSuffix(v.Beside, ", yes"):
+			besideMet++
+			besideJudged++
+		case strings.HasSuffix(v.Beside, ", no"):
+			besideJudged++
+		}
+	}
+	for _, r := range rates {
+		count(r.Met)
+	}
+	s := fmt.Sprintf("%d of %d goals met on upstream's default feature gates", met, judged)
+	if besideLabel != "" {
+		s += fmt.Sprintf("; with %s: %d of %d", besideLabel, besideMet, besideJudged)
+	}
+	return s
 }

@@ -72,3 +72,21 @@ func TestWithBesideAndGoalsTable(t *testing.T) {
 		}
 	}
 }
+
+func TestGoalsSummary(t *testing.T) {
+	verdicts := []Verdict{
+		{Met: "yes", Beside: "1 / 2 (8), yes"},
+		{Met: "no", Beside: "1 / 2 (8), no"},
+		{Met: "—", Beside: "—, —"}, // no figure: not counted
+		{Met: "yes", Beside: "—"},
+	}
+	rates := []RateVerdict{{Met: "yes"}, {Met: "no"}, {Met: "—"}}
+	for _, tc := range []struct{ label, want string }{
+		{"", "3 of 5 goals met on upstream's default feature gates"},
+		{"EventedPLEG=true", "3 of 5 goals met on upstream's default feature gates; with EventedPLEG=true: 1 of 2"},
+	} {
+		if got := GoalsSummary(verdicts, rates, tc.label); got != tc.want {
+			t.Errorf("GoalsSummary(label %q) = %q, want %q", tc.label, got, tc.want)
+		}
+	}
+}

@@ -259,9 +259,14 @@ func reportCmd(args []string) error {
 	GoalsTable(&goals, verdicts, *besideLabel)
 	// The probe-rate and density verdicts share a table: one more table
 	// would be two more lines of the README, which has a bound.
-	if v := append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...); len(v) > 0 {
+	rateVerdicts := append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...)
+	if len(rateVerdicts) > 0 {
 		goals.WriteString("\n")
-		ProbeRateGoalsTable(&goals, v)
+		ProbeRateGoalsTable(&goals, rateVerdicts)
+	}
+	// One line for the README's results table (make bench writes it there).
+	if err := os.WriteFile(filepath.Join(*out, "goals-summary.txt"), []byte(GoalsSummary(verdicts, rateVerdicts, *besideLabel)+"\n"), 0o644); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(*out, "goals.md"), []byte(goals.String()), 0o644); err != nil {
 		return err

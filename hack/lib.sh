@@ -277,6 +277,43 @@ write_doc_block() {
 readme_has_block() { doc_has_block README.md "$1"; }
 write_readme_block() { write_doc_block README.md "$1"; }
 
+# record_result NAME COMMAND keeps the result of a run, read from standard
+# input (its first line a one-line summary, any further lines detail), in
+# docs/results/NAME.md: one file per command, series, kubelet and
+# configuration (e.g. kind-v<release>-1-node, e2e-node-v<release>-patched-gate-off),
+# so that no run overwrites another's figures and every figure the docs
+# cite is a committed file written by the command that measured it. Then
+# the README's results table is written again from every such file.
+record_result() {
+  local name="$1" command="$2" file="docs/results/$1.md"
+  [[ "$name" =~ ^[a-z0-9][a-z0-9.-]*$ ]] || die "record_result: bad result name '$name'"
+  mkdir -p "$ROOT/docs/results"
+  if [ ! -f "$ROOT/$file" ] || ! doc_has_block "$file" result; then
+    printf '<!-- result:begin (written by %s; do not edit) -->\n<!-- result:end -->\n' "$command" > "$ROOT/$file"
+  fi
+  write_doc_block "$file" result
+  write_results_table
+}
+
+# write_results_table writes the README's results block: one row per file
+# of docs/results, its name (a link) and its summary line.
+write_results_table() {
+  readme_has_block results || return 0
+  local f name summary
+  {
+    echo "| run | latest result (written by the command that ran it) |"
+    echo "| --- | --- |"
+    for f in "$ROOT"/docs/results/*.md; do
+      [ -e "$f" ] || continue
+      name="$(basename "$f" .md)"
+      summary="$(sed -n '/^<!-- result:begin/{n;p;q}' "$f")"
+      [ -n "$summary" ] || continue
+      summary="${summary//|/\\|}" # a table cell
+      printf '| [%s](docs/results/%s.md) | %s |\n' "$name" "$name" "$summary"
+    done
+  } | write_readme_block results
+}
+
 # tree_git runs git in the upstream work tree.
 tree_git() { git -C "$TREE" "$@"; }
 

@@ -96,9 +96,11 @@ KUBECONFIG="$kubeconfig" NODE_NAME="$node" CONTAINER_RUNTIME_ENDPOINT="unix://$s
 e2e=$((SECONDS - t1))
 
 # What the run measured, from ginkgo's summary (without its colours): in
-# $KIND_DIR/test-kind-<cluster>.result always, and as the README's line for
-# this cluster size when the node image took the default path (a run on a
-# KIND_NODE_BASE of one's own is not the quick start the README shows).
+# $KIND_DIR/test-kind-<cluster>.result always, and in
+# docs/results/kind-v<release>-<nodes>-node.md (one file per release and
+# cluster size, in the README's results table) when the node image took the
+# default path (a run on a KIND_NODE_BASE of one's own is not the quick
+# start the README shows).
 plain="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log")"
 count() { grep -oE "$1" <<< "$plain" | tail -n1 | grep -oE '[0-9]+' | head -n1 || echo "?"; }
 ran="$(grep -oE 'Ran [0-9]+ of [0-9]+ Specs' <<< "$plain" | tail -n1 | sed 's/Ran \([0-9]*\) of \([0-9]*\) Specs/\1 of \2 specs ran/' || true)"
@@ -109,9 +111,9 @@ result="$KIND_DIR/test-kind-$name.result"
 ready="$(kubectl get nodes --no-headers | grep -cw Ready || true)"
 kubelet="$(kubectl get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}' || true)"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($ready node(s) Ready, kubelet $kubelet); the e2e suite on $node: $summary, in ${e2e} s." > "$result"
-block="kind-$nodes-node"
-if [ -z "${KIND_NODE_BASE:-}" ] && readme_has_block "$block"; then
-  echo "\`make test-kind NODES=$nodes\` of $(cat "$result")" | write_readme_block "$block"
+if [ -z "${KIND_NODE_BASE:-}" ]; then
+  echo "\`make test-kind K8S_VERSION=$K8S_VERSION NODES=$nodes\` of $(cat "$result")" |
+    record_result "kind-v$K8S_VERSION-$nodes-node" "make test-kind"
 fi
 [ "$rc" = 0 ] || die "the e2e suite failed on kind ($nodes node(s)): $e2e_log"
 log "e2e suite passed on kind ($nodes node(s)) in ${e2e}s; $((SECONDS - t0))s in all"

@@ -14,8 +14,9 @@
 # not repeated here: it needs the local cluster).
 # Prints one summary line per version, with the time each step took, and
 # keeps it in _output/verify-versions.txt. When every supported minor was
-# checked, it also writes the README's table of supported versions (between
-# its markers): those figures are never edited by hand.
+# checked, it also writes docs/results/verify-versions.md (the table of
+# supported versions, and its summary in the README's results table):
+# those figures are never edited by hand.
 #
 # Slow (a cold kubelet build per version): not part of `make test`.
 #
@@ -125,7 +126,7 @@ for v in "${versions[@]}"; do
       e2e="$e2e_counts ($e2e_when)"
     fi
   fi
-  rows+=("| $minor | v$release | $kind | [\`patches/v$minor\`](patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork | $e2e |")
+  rows+=("| $minor | v$release | $kind | [\`patches/v$minor\`](../../patches/v$minor) | $patches_n | $steps | $lines | ${build_s}s | $result, ${upstream_s}s | $fork | $e2e |")
   summary+=("$(printf 'v%-8s (%s) %s  kubelet build %ss, upstream tests (gate on+off) %ss, fork tests: %s, patches: %s, kubelet/ unit tests on the release'"'"'s modules: %s; non-test lines: upstream files %s; e2e: %s' \
     "$release" "$kind" "$result" "$build_s" "$upstream_s" "$fork" "$steps" "$unit" "$lines" "$e2e")")
 done
@@ -135,14 +136,18 @@ done
   printf '  %s\n' "${summary[@]}"
 } | tee "$summary_file"
 
-if [ -z "${VERSIONS:-}" ] && readme_has_block versions; then
+if [ -z "${VERSIONS:-}" ]; then
   {
-    echo "From \`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were):"
+    verdicts=""
+    for line in "${summary[@]}"; do
+      verdicts+="${verdicts:+, }$(awk '{print $1}' <<< "$line") $(grep -oE '\b(PASS|FAIL)\b' <<< "$line" | head -n1)"
+    done
+    echo "\`make verify-versions\` of $(date -u '+%Y-%m-%d %H:%M UTC') ($(go env GOVERSION), $(nproc) cores; times with the Go caches as they were): $verdicts."
     echo
     echo "| minor | pinned release | upstream's | series | patches | patch by patch | non-test lines: in upstream's files, in new files | kubelet build | upstream tests, gate on + off | the fork's tests | e2e suite on a local cluster (latest \`make test-e2e K8S_VERSION=X.Y\`) |"
     echo "| --- | --- | --- | --- | ---: | --- | --- | ---: | --- | --- | --- |"
     printf '%s\n' "${rows[@]}"
-  } | write_readme_block versions
-  log "wrote the README's table of supported versions"
+  } | record_result verify-versions "make verify-versions"
+  log "wrote docs/results/verify-versions.md, the table of supported versions"
 fi
 exit "$failed"
