@@ -111,3 +111,26 @@ func TestExtraProbeRunsPerSecondSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestYieldToRuntime(t *testing.T) {
+	ms := time.Millisecond
+	testCases := []struct {
+		name                              string
+		interval, runtimeStart, wantAfter time.Duration
+	}{
+		{name: "no container started lately", interval: 50 * ms, runtimeStart: 0, wantAfter: 50 * ms},
+		{name: "a quiet runtime: 100 ms a start", interval: 50 * ms, runtimeStart: 100 * ms, wantAfter: 50 * ms},
+		{name: "a busy runtime: 400 ms a start", interval: 50 * ms, runtimeStart: 400 * ms, wantAfter: 100 * ms},
+		{name: "a saturated runtime: 4 s a start", interval: 50 * ms, runtimeStart: 4 * time.Second, wantAfter: time.Second},
+		{name: "backed off already beyond the runtime's share", interval: time.Second, runtimeStart: 400 * ms, wantAfter: time.Second},
+		{name: "an exec probe's first interval", interval: 250 * ms, runtimeStart: 2 * time.Second, wantAfter: 500 * ms},
+		{name: "a nonsense reading is ignored", interval: 50 * ms, runtimeStart: 2 * time.Hour, wantAfter: 50 * ms},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.wantAfter, YieldToRuntime(tc.interval, tc.runtimeStart)); diff != "" {
+				t.Errorf("YieldToRuntime(%v, %v) (-want +got):\n%s", tc.interval, tc.runtimeStart, diff)
+			}
+		})
+	}
+}
