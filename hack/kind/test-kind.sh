@@ -99,8 +99,9 @@ e2e=$((SECONDS - t1))
 # $KIND_DIR/test-kind-<cluster>.result always, and in
 # docs/results/kind-v<release>-<nodes>-node.md (one file per release and
 # cluster size, in the README's results table) when the node image took the
-# default path (a run on a KIND_NODE_BASE of one's own is not the quick
-# start the README shows).
+# default path and the whole suite ran (a run on a KIND_NODE_BASE of one's
+# own is not the quick start the README shows; a focused run is not the
+# suite's result).
 plain="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log")"
 count() { grep -oE "$1" <<< "$plain" | tail -n1 | grep -oE '[0-9]+' | head -n1 || echo "?"; }
 ran="$(grep -oE 'Ran [0-9]+ of [0-9]+ Specs' <<< "$plain" | tail -n1 | sed 's/Ran \([0-9]*\) of \([0-9]*\) Specs/\1 of \2 specs ran/' || true)"
@@ -111,7 +112,7 @@ result="$KIND_DIR/test-kind-$name.result"
 ready="$(kubectl get nodes --no-headers | grep -cw Ready || true)"
 kubelet="$(kubectl get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}' || true)"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($ready node(s) Ready, kubelet $kubelet); the e2e suite on $node: $summary, in ${e2e} s." > "$result"
-if [ -z "${KIND_NODE_BASE:-}" ]; then
+if [ -z "${KIND_NODE_BASE:-}${FOCUS:-}${SKIP:-}" ]; then
   echo "\`make test-kind K8S_VERSION=$K8S_VERSION NODES=$nodes\` of $(cat "$result")" |
     record_result "kind-v$K8S_VERSION-$nodes-node" "make test-kind"
 fi
