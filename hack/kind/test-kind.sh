@@ -113,8 +113,11 @@ ready="$(kubectl get nodes --no-headers | grep -cw Ready || true)"
 kubelet="$(kubectl get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}' || true)"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($ready node(s) Ready, kubelet $kubelet); the e2e suite on $node: $summary, in ${e2e} s." > "$result"
 if [ -z "${KIND_NODE_BASE:-}${FOCUS:-}${SKIP:-}" ]; then
-  echo "\`make test-kind K8S_VERSION=$K8S_VERSION NODES=$nodes\` of $(cat "$result")" |
-    record_result "kind-v$K8S_VERSION-$nodes-node" "make test-kind"
+  failed_specs="$(grep -E '^ *\[FAIL\] ' <<< "$plain" | sed 's/^ *\[FAIL\] /- /' | sort -u || true)"
+  {
+    echo "\`make test-kind K8S_VERSION=$K8S_VERSION NODES=$nodes\` of $(cat "$result")"
+    [ -z "$failed_specs" ] || printf '\nThe specs that failed:\n\n%s\n' "$failed_specs"
+  } | record_result "kind-v$K8S_VERSION-$nodes-node" "make test-kind"
 fi
 [ "$rc" = 0 ] || die "the e2e suite failed on kind ($nodes node(s)): $e2e_log"
 log "e2e suite passed on kind ($nodes node(s)) in ${e2e}s; $((SECONDS - t0))s in all"
