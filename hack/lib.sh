@@ -295,23 +295,50 @@ record_result() {
   write_results_table
 }
 
-# write_results_table writes the README's results block: one row per file
-# of docs/results, its name (a link) and its summary line.
+# results_table prints the README's results block: one row per file of
+# docs/results, its name (a link), its summary line, and whether the fork's
+# kubelet it names is a build of the series as they are now (the release's
+# patches and the fork's packages: series_hash) or of an earlier state.
+results_table() {
+  local f name summary build release hash now
+  declare -A current=()
+  echo "| run | latest result (written by the command that ran it) | its kubelet |"
+  echo "| --- | --- | --- |"
+  for f in "$ROOT"/docs/results/*.md; do
+    [ -e "$f" ] || continue
+    name="$(basename "$f" .md)"
+    summary="$(sed -n '/^<!-- result:begin/{n;p;q}' "$f")"
+    [ -n "$summary" ] || continue
+    now="—"
+    build="$(grep -oE 'v[0-9]+\.[0-9]+\.[0-9]+(-[a-z]+\.[0-9]+)?-sidecar-kubelet\+[0-9a-f]{12}' <<< "$summary" | head -n1 || true)"
+    if [ -n "$build" ]; then
+      release="${build%%-sidecar-kubelet+*}" hash="${build##*+}"
+      release="${release#v}"
+      if [ -z "${current[$release]:-}" ]; then
+        current[$release]="$(K8S_VERSION="$release" SERIES_DIR='' bash -c 'source "$1/hack/lib.sh" && series_hash' _ "$ROOT" 2> /dev/null | cut -c1-12 || true)"
+        [ -n "${current[$release]}" ] || current[$release]="unsupported"
+      fi
+      if [ "${current[$release]}" = "$hash" ]; then
+        now="the series as they are"
+      elif [ "${current[$release]}" = unsupported ]; then
+        now="a release no longer supported"
+      else
+        now="an earlier build of the series"
+      fi
+    fi
+    summary="${summary//|/\\|}" # a table cell
+    printf '| [%s](docs/results/%s.md) | %s | %s |\n' "$name" "$name" "$summary" "$now"
+  done
+}
+
+# write_results_table writes results_table into the README (make
+# docs-results; every command that records a result). make test-docs fails
+# while the README's table is not what results_table prints now: a change
+# of the series makes the recorded runs earlier builds, and the table says
+# so once written again.
 write_results_table() {
   readme_has_block results || return 0
-  local f name summary
-  {
-    echo "| run | latest result (written by the command that ran it) |"
-    echo "| --- | --- |"
-    for f in "$ROOT"/docs/results/*.md; do
-      [ -e "$f" ] || continue
-      name="$(basename "$f" .md)"
-      summary="$(sed -n '/^<!-- result:begin/{n;p;q}' "$f")"
-      [ -n "$summary" ] || continue
-      summary="${summary//|/\\|}" # a table cell
-      printf '| [%s](docs/results/%s.md) | %s |\n' "$name" "$name" "$summary"
-    done
-  } | write_readme_block results
+  results_table | write_readme_block results
 }
 
 # tree_git runs git in the upstream work tree.
