@@ -15,7 +15,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-policy test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results format-patches
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -50,16 +50,20 @@ kubelet: ## build the patched kubelet into _output/vX.Y.Z/bin/kubelet
 fetch-upstream: ## fetch upstream Kubernetes into the work tree _output/vX.Y.Z/kubernetes
 	hack/patches/fetch-upstream.sh
 
-import-patches: ## apply patches/vX.Y/series to the work tree as commits
+import-patches: ## apply patches/vX.Y/series to the work tree as commits, each with the files it adds (kubernetes/)
 	hack/patches/import-patches.sh
 
-export-patches: ## write the work tree's commits back to patches/vX.Y
+export-patches: ## write the work tree's commits back: changes to upstream's files to patches/vX.Y, the files they add to kubernetes/
 	hack/patches/export-patches.sh
+
+format-patches: ## the whole series of a minor as git format-patch writes it, files included (OUT=dir)
+	OUT="$(OUT)" hack/patches/format-patches.sh
 
 test: kubelet test-unit test-policy test-tools test-docs test-e2e-tools test-bench test-patch-roundtrip test-upstream test-e2e ## build the kubelet, then run all tests (the e2e on the local cluster last)
 
-test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...)
+test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...); the fork's files in kubernetes/ gofmt'ed
 	go test -count=1 ./kubelet/... ./hack/images/...
+	@unformatted="$$(gofmt -l kubernetes)"; [ -z "$$unformatted" ] || { echo "gofmt would change: $$unformatted" >&2; exit 1; }
 
 test-policy: ## the admission policy of rule 16 (deploy/) against the kubelet's annotation parser, in the API server's own policy code
 	cd deploy && go vet ./... && go test -count=1 ./...

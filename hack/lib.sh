@@ -97,6 +97,17 @@ STAGING_VERSION="v0.${K8S_VERSION#*.}"
 OUTPUT="${OUTPUT:-$ROOT/_output}"
 SERIES_DIR="${SERIES_DIR:-$PATCHES_DIR/v$K8S_MINOR}"
 SERIES_FILE="$SERIES_DIR/series"
+# The files the fork adds to upstream's tree are files of this repository,
+# not the "+" lines of patches: kubernetes/<path> holds each as the default
+# minor has it (the newest minor pinned to a release), and a minor that
+# needs its own version has $SERIES_DIR/files/<path>.diff, a unified diff
+# from the shared file, or $SERIES_DIR/files/<path> for a file the default
+# minor lacks. A patch names the files it adds in its "Fork-File: <path>"
+# trailers; import-patches.sh lays them into the commit, export-patches.sh
+# writes them back (fork_file_*). The patches themselves change upstream's
+# files only.
+FORK_FILES_DIR="${FORK_FILES_DIR:-$ROOT/kubernetes}"
+SERIES_FILES_DIR="$SERIES_DIR/files"
 # The build module: requires k8s.io/kubernetes (replaced by the work tree) and
 # this repository (for kubelet/), and pins every staging module.
 BUILD_DIR="$OUTPUT/v$K8S_VERSION"
@@ -399,8 +410,103 @@ series_hash() {
     echo "$K8S_VERSION"
     cat "$SERIES_FILE"
     for p in $patches; do cat "$SERIES_DIR/$p"; done
+    # The files the patches name (Fork-File), as this minor has them, and
+    # the fork's own packages the series builds in: a change there is a new
+    # kubelet as much as a change of a patch.
+    for p in $patches; do fork_files_of_patch "$SERIES_DIR/$p"; done | while read -r f; do
+      echo "$f"
+      fork_file_content "$f"
+    done
+    (cd "$ROOT" && find kubelet -name '*.go' ! -name '*_test.go' -type f | LC_ALL=C sort | xargs cat)
   } | sha256sum | cut -d' ' -f1
 }
+
+# fork_files_of_patch PATCH prints the paths its Fork-File trailers name.
+fork_files_of_patch() { sed -n '/^diff --git /q; s/^Fork-File: //p' "$1"; }
+
+# fork_file_content PATH prints the file the fork adds at PATH of upstream's
+# tree, as this minor has it: its own ($SERIES_FILES_DIR/PATH), the shared
+# one with this minor's diff applied ($SERIES_FILES_DIR/PATH.diff), or the
+# shared one ($FORK_FILES_DIR/PATH).
+fork_file_content() {
+  local path="$1" tmp
+  if [ -f "$SERIES_FILES_DIR/$path" ]; then
+    cat "$SERIES_FILES_DIR/$path"
+  elif [ -f "$SERIES_FILES_DIR/$path.diff" ]; then
+    [ -f "$FORK_FILES_DIR/$path" ] || die "$SERIES_FILES_DIR/$path.diff changes kubernetes/$path, which does not exist"
+    tmp="$(mktemp -d)"
+    cp "$FORK_FILES_DIR/$path" "$tmp/file"
+    patch -s --no-backup-if-mismatch -p1 -d "$tmp" -o "$tmp/out" "$tmp/file" < "$SERIES_FILES_DIR/$path.diff" > /dev/null ||
+      { rm -rf "$tmp"; die "$SERIES_FILES_DIR/$path.diff does not apply to kubernetes/$path"; }
+    cat "$tmp/out"
+    rm -rf "$tmp"
+  elif [ -f "$FORK_FILES_DIR/$path" ]; then
+    cat "$FORK_FILES_DIR/$path"
+  else
+    die "a patch of $SERIES_DIR names Fork-File $path, but neither kubernetes/$path nor $SERIES_FILES_DIR/$path exists"
+  fi
+}
+
+# full_patch PATCH prints the patch whole, as git format-patch would give
+# it: its changes to upstream's files, then a new-file diff for each file
+# it names in a Fork-File trailer (fork_file_content). git am takes it as
+# it took the series before the fork's files left the patches, so that a
+# rebase's git am session stops and continues as any other.
+full_patch() {
+  local patch="$1" tmp f
+  cat "$patch"
+  tmp="$(mktemp -d)"
+  while read -r f; do
+    [ -n "$f" ] || continue
+    mkdir -p "$(dirname "$tmp/$f")"
+    fork_file_content "$f" > "$tmp/$f"
+    # --no-index diffs /dev/null against the file by its path relative to
+    # $tmp, which is its path in upstream's tree.
+    (cd "$tmp" && git -c core.quotePath=false diff --no-index --full-index --no-color --no-ext-diff \
+      --src-prefix=a/ --dst-prefix=b/ -- /dev/null "$f") || true
+  done < <(fork_files_of_patch "$patch")
+  rm -rf "$tmp"
+}
+
+# write_fork_file PATH SOURCE keeps SOURCE as this minor's file at PATH of
+# upstream's tree: as the shared file on the default minor, else as a diff
+# from the shared file (nothing when they are equal), or whole when no
+# shared file exists. It prints where it went when that changed.
+write_fork_file() {
+  local path="$1" src="$2" tmp
+  if [ "$K8S_MINOR" = "$(default_minor)" ]; then
+    rm -f "$SERIES_FILES_DIR/$path" "$SERIES_FILES_DIR/$path.diff"
+    if ! cmp -s "$src" "$FORK_FILES_DIR/$path"; then
+      mkdir -p "$(dirname "$FORK_FILES_DIR/$path")"
+      cp "$src" "$FORK_FILES_DIR/$path"
+      echo "kubernetes/$path"
+    fi
+    return 0
+  fi
+  if [ ! -f "$FORK_FILES_DIR/$path" ]; then
+    rm -f "$SERIES_FILES_DIR/$path.diff"
+    if ! cmp -s "$src" "$SERIES_FILES_DIR/$path"; then
+      mkdir -p "$(dirname "$SERIES_FILES_DIR/$path")"
+      cp "$src" "$SERIES_FILES_DIR/$path"
+      echo "${SERIES_FILES_DIR#"$ROOT"/}/$path"
+    fi
+    return 0
+  fi
+  rm -f "$SERIES_FILES_DIR/$path"
+  if cmp -s "$src" "$FORK_FILES_DIR/$path"; then
+    [ ! -f "$SERIES_FILES_DIR/$path.diff" ] || { rm -f "$SERIES_FILES_DIR/$path.diff"; echo "${SERIES_FILES_DIR#"$ROOT"/}/$path.diff (removed)"; }
+    return 0
+  fi
+  tmp="$(mktemp)"
+  diff -u --label "a/$path" --label "b/$path" "$FORK_FILES_DIR/$path" "$src" > "$tmp" || true
+  if ! cmp -s "$tmp" "$SERIES_FILES_DIR/$path.diff"; then
+    mkdir -p "$(dirname "$SERIES_FILES_DIR/$path")"
+    cp "$tmp" "$SERIES_FILES_DIR/$path.diff"
+    echo "${SERIES_FILES_DIR#"$ROOT"/}/$path.diff"
+  fi
+  rm -f "$tmp"
+}
+
 
 # version_stamp sets VERSION (v<release>-sidecar-kubelet+<series hash>),
 # TREE_COMMIT, TREE_STATUS, TREE_STATE, TREE_EDITS (a hash of the

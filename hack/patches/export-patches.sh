@@ -69,10 +69,37 @@ for c in $(tree_git rev-list --reverse "$UPSTREAM_TAG..HEAD"); do
   # --no-signature already drops the "-- " + git version trailer, which would
   # make the output depend on the git that exported it; strip it if one slips
   # through (format.signature set in a config file).
+  # The files the commit adds go to the repository (write_fork_file: the
+  # shared kubernetes/<path>, or this minor's diff from it); the patch keeps
+  # the changes to upstream's files and names the files it adds in
+  # Fork-File trailers, after its other trailers, sorted.
+  tree_git diff --name-only --diff-filter=A "$c^" "$c" | LC_ALL=C sort > "$tmp/added"
+  while read -r f; do
+    [ -n "$f" ] || continue
+    tree_git show "$c:$f" > "$tmp/file"
+    written="$(write_fork_file "$f" "$tmp/file")"
+    [ -z "$written" ] || log "wrote $written"
+    echo "$f" >> "$tmp/all-added"
+  done < "$tmp/added"
   "${format_patch[@]}" -1 "$c" |
     awk '{ l[NR] = $0 } END { n = NR
            if (n >= 3 && l[n] == "" && l[n-2] == "-- ") n -= 3
-           for (i = 1; i <= n; i++) print l[i] }' > "$tmp/$name"
+           for (i = 1; i <= n; i++) print l[i] }' |
+    awk -v added="$tmp/added" '
+      BEGIN { while ((getline f < added) > 0) if (f != "") { add[f] = 1; order[++k] = f } }
+      # the message: everything before the first diff
+      !indiff && /^diff --git / { indiff = 1; flush() }
+      !indiff { if ($0 !~ /^Fork-File: /) msg[++m] = $0; next }
+      /^diff --git / { split($0, w, " "); p = substr(w[3], 3); skip = (p in add) }
+      !skip { print }
+      END { if (!indiff) flush() }
+      function flush(   i) {
+        while (m > 0 && msg[m] == "") m--
+        for (i = 1; i <= m; i++) print msg[i]
+        if (k > 0 && msg[m] !~ /^[A-Za-z-]+: /) print ""
+        for (i = 1; i <= k; i++) print "Fork-File: " order[i]
+        if (indiff) print ""
+      }' > "$tmp/$name"
   names+=("$name")
 done
 {
@@ -100,6 +127,19 @@ for f in "$SERIES_DIR"/*.patch; do
     changed=$((changed + 1))
   fi
 done
+# This minor's own files that no commit adds any more.
+if [ -d "$SERIES_FILES_DIR" ]; then
+  touch "$tmp/all-added"
+  while read -r f; do
+    rel="${f#"$SERIES_FILES_DIR"/}"
+    rel="${rel%.diff}"
+    if ! grep -qxF "$rel" "$tmp/all-added"; then
+      log "removed ${f#"$ROOT"/}"
+      rm -f "$f"
+    fi
+  done < <(find "$SERIES_FILES_DIR" -type f | LC_ALL=C sort)
+  find "$SERIES_FILES_DIR" -depth -type d -empty -delete
+fi
 
 # The tree now is what the series describes.
 printf 'series_hash %s\ncommit %s\n' "$(series_hash)" "$(tree_git rev-parse HEAD)" > "$STAMP.tmp"

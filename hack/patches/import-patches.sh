@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Apply the patch series onto the upstream work tree, one git commit per patch
-# (like Electron's git-import-patches):
+# (like Electron's git-import-patches), each patch whole: its changes to
+# upstream's files and the files it adds, which the repository keeps as
+# files (Fork-File trailers; hack/lib.sh's full_patch):
 #
 #   upstream ── patch 1 ── patch 2 ── ...   (branch "patches" in $TREE)
 #
@@ -82,6 +84,13 @@ trap 'rm -f "$log_file"; [ "$finished" = 1 ] || to_upstream' EXIT
 trap 'exit 130' INT TERM   # so that the EXIT trap runs on Ctrl-C too
 to_upstream
 
+# Each patch whole, in $BUILD_DIR/full-patches (kept for a git am session
+# left to resolve by hand).
+full_dir="$(dirname "$STAMP")/full-patches"
+rm -rf "$full_dir"
+mkdir -p "$full_dir"
+for p in $patches; do full_patch "$SERIES_DIR/$p" > "$full_dir/$p"; done
+
 n=0
 for p in $patches; do
   n=$((n + 1))
@@ -92,7 +101,7 @@ for p in $patches; do
   date="$(sed -n '/^$/q; s/^Date: //p' "$SERIES_DIR/$p" | head -n1)"
   if GIT_COMMITTER_DATE="${date:-2000-01-01T00:00:00Z}" \
        tree_git am --3way --keep-cr --keep-non-patch --whitespace=nowarn \
-       "$SERIES_DIR/$p" >"$log_file" 2>&1; then
+       "$full_dir/$p" >"$log_file" 2>&1; then
     continue
   fi
   conflicted="$(tree_git diff --name-only --diff-filter=U)"
@@ -120,7 +129,7 @@ for p in $patches; do
     fi
     if [ -z "$conflicted$failed" ]; then
       echo "Files in the patch:"
-      tree_git apply --numstat "$SERIES_DIR/$p" 2>/dev/null | cut -f3- | sed 's/^/  /' || true
+      tree_git apply --numstat "$full_dir/$p" 2>/dev/null | cut -f3- | sed 's/^/  /' || true
     fi
     echo
     if [ "${KEEP_FAILED_AM:-}" = 1 ]; then
@@ -134,7 +143,7 @@ for p in $patches; do
     fi
     echo "The work tree is back at upstream. To rebase the series by hand:"
     echo "  cd $TREE"
-    echo "  git am -3 --keep-cr --keep-non-patch$(for q in $patches; do printf ' %s' "$SERIES_DIR/$q"; done)"
+    echo "  git am -3 --keep-cr --keep-non-patch$(for q in $patches; do printf ' %s' "$full_dir/$q"; done)"
     echo "  # resolve, git add, git am --continue; repeat until all are applied"
     echo "  make export-patches"
   } >&2

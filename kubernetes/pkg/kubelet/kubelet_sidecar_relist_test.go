@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubelet
+
+// sidecar-kubelet's tests of the relists that end a sidecar pod's waits at once.
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/pkg/features"
+	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
+	proberesults "k8s.io/kubernetes/pkg/kubelet/prober/results"
+)
+
+// TestProbeSuccessRelistsPodsWaitingOnSidecars checks that a probe success
+// in a pod whose containers wait on probes asks for a relist of that pod, so
+// that the pod worker's next sync does not wait for the periodic relist
+// (sidecar-kubelet), and that other pods and results keep upstream's path.
+func TestProbeSuccessRelistsPodsWaitingOnSidecars(t *testing.T) {
+	const uid = "pod-uid"
+	tests := []struct {
+		name        string
+		gate        bool
+		annotations map[string]string
+		probe       string
+		result      proberesults.Result
+		want        []types.UID
+	}{{
+		name:        "annotated sidecar ready",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
+		probe:       "readiness",
+		result:      proberesults.Success,
+		want:        []types.UID{uid},
+	}, {
+		name:        "annotated sidecar started",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
+		probe:       "startup",
+		result:      proberesults.Success,
+		want:        []types.UID{uid},
+	}, {
+		name:        "annotated sidecar not ready",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
+		probe:       "readiness",
+		result:      proberesults.Failure,
+	}, {
+		name:        "native sidecar ready with wait-ready",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/wait-ready": "true"},
+		probe:       "readiness",
+		result:      proberesults.Success,
+		want:        []types.UID{uid},
+	}, {
+		name:   "native sidecar started without annotations: upstream",
+		gate:   true,
+		probe:  "startup",
+		result: proberesults.Success,
+	}, {
+		name:        "malformed annotation: upstream",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "nosuch"},
+		probe:       "readiness",
+		result:      proberesults.Success,
+	}, {
+		name:        "gate off: upstream",
+		gate:        false,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
+		probe:       "readiness",
+		result:      proberesults.Success,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, tc.gate)
+			_, ctx := ktesting.NewTestContext(t)
+			testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
+			defer testKubelet.Cleanup()
+			always := v1.ContainerRestartPolicyAlways
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: uid, Annotations: tc.annotations},
+				Spec: v1.PodSpec{
+					InitContainers: []v1.Container{{Name: "native", RestartPolicy: &always}},
+					Containers:     []v1.Container{{Name: "proxy"}, {Name: "app"}},
+				},
+			}
+
+			containertest.DecideSidecarLayout(t, pod, nil)
+			got := sidecarTestProbeSync(ctx, testKubelet.kubelet, pod, tc.probe, tc.result)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

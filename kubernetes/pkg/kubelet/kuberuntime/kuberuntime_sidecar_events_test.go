@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kuberuntime
+
+// sidecar-kubelet's tests of the events of sidecar ordering, in the harness
+// of kuberuntime_sidecar_test.go.
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// reportedWait is how long the apps waited, as the SidecarsReady event says.
+var reportedWait = regexp.MustCompile(`after [^;]+;`)
+
+// withoutWaits hides the waits that SidecarsReady events report: real time
+// in this harness (the e2e suite checks the value against a timeline).
+func withoutWaits(events []string) []string {
+	for i, e := range events {
+		events[i] = reportedWait.ReplaceAllString(e, "after <wait>;")
+	}
+	return events
+}
+
+// events drains the recorded events and returns those of sidecar ordering.
+func (s *sidecarTest) events() []string {
+	var got []string
+	for {
+		select {
+		case e := <-s.recorder.Events:
+			for _, reason := range []string{"WaitingForSidecars", "SidecarsReady", "TerminatingSidecars", "InvalidSidecarAnnotation"} {
+				if strings.Contains(e, " "+reason+" ") {
+					got = append(got, e)
+				}
+			}
+		default:
+			return got
+		}
+	}
+}
+
+// annotationChangedEvents drains the recorded events and returns the
+// SidecarAnnotationChanged ones.
+func (s *sidecarTest) annotationChangedEvents() []string {
+	var got []string
+	for {
+		select {
+		case e := <-s.recorder.Events:
+			if strings.Contains(e, " SidecarAnnotationChanged ") {
+				got = append(got, e)
+			}
+		default:
+			return got
+		}
+	}
+}
+
+// trimWaited drops what SidecarsReady says of the time waited, which the
+// test does not control.
+func trimWaited(events []string) []string {
+	for i, e := range events {
+		if before, after, ok := strings.Cut(e, " are ready"); ok {
+			if _, rest, ok := strings.Cut(after, ";"); ok {
+				events[i] = before + " are ready;" + rest
+			}
+		}
+	}
+	return events
+}
+
+// TestNewSandboxRecordsTheStartEventsAgain checks that the start of a pod
+// in a new sandbox is a new occurrence of its start events (SPEC,
+// Observability): WaitingForSidecars and SidecarsReady are recorded again,
+// and with SidecarsReady the apps' wait goes to the metric. Before the fix
+// they were remembered from the first sandbox, since a sandbox change
+// kills the pod without going through KillPod.
+func TestNewSandboxRecordsTheStartEventsAgain(t *testing.T) {
+	s := newSidecarTest(t, sidecarPod(v1.RestartPolicyAlways), true)
+	s.sync()
+	s.setReady("proxy", 0)
+	s.sync()
+	s.sync()
+	requireDiff(t, []string{
+		"Normal WaitingForSidecars Waiting for sidecar proxy to be ready before starting app",
+		"Normal SidecarsReady Sidecars proxy, logs are ready; starting the app containers",
+	}, trimWaited(s.events()), "the first sandbox's start events")
+
+	s.sandboxDied(137)
+	s.sync()
+	s.setReady("proxy", 1)
+	s.sync()
+	s.sync()
+	requireDiff(t, []string{"app/0/EXITED", "app/1/RUNNING", "logs/0/EXITED", "logs/1/RUNNING", "proxy/0/EXITED", "proxy/1/RUNNING"}, s.containers(), "started again in order")
+	requireDiff(t, []string{
+		"Normal WaitingForSidecars Waiting for sidecar proxy to be ready before starting app",
+		"Normal SidecarsReady Sidecars proxy, logs are ready; starting the app containers",
+	}, trimWaited(s.events()), "the new sandbox's start events")
+}

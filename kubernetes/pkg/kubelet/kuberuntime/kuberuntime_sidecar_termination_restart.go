@@ -1,0 +1,224 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kuberuntime
+
+// This file belongs to sidecar-kubelet's patch series: an annotated sidecar
+// that exits during the pod's termination, before its turn to stop and
+// while some app container still runs, is started again while time remains
+// (SPEC rule 14), so that the apps keep their proxy or log shipper while
+// they drain.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/flowcontrol"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/klog/v2"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
+)
+
+// sidecarExitCheckPeriod is how often the kill of a pod asks the runtime
+// whether an annotated sidecar waiting for its turn has exited: as often as
+// upstream's PLEG relists, so that a sidecar is started again about as soon
+// as a running pod's would be.
+var sidecarExitCheckPeriod = time.Second
+
+// sidecarRestartsKey is the context key of WithSidecarRestarts.
+type sidecarRestartsKey struct{}
+
+// sidecarRestarts is what starting a container again needs that a kill is
+// not given: the pod's pull secrets and the kubelet's crash-loop back-off,
+// which SyncPod receives as arguments.
+type sidecarRestarts struct {
+	pullSecrets []v1.Secret
+	backOff     *flowcontrol.Backoff
+}
+
+// WithSidecarRestarts returns ctx carrying what a kill of the pod needs to
+// start again an annotated sidecar that exits before its turn to stop: the
+// pod's pull secrets and the kubelet's crash-loop back-off, the same that
+// SyncPod uses, so that a sidecar crashing during termination backs off as
+// it would while the pod runs. A kill without it leaves such a sidecar
+// down, as upstream does.
+func WithSidecarRestarts(ctx context.Context, pullSecrets []v1.Secret, backOff *flowcontrol.Backoff) context.Context {
+	return context.WithValue(ctx, sidecarRestartsKey{}, sidecarRestarts{pullSecrets: pullSecrets, backOff: backOff})
+}
+
+// waitForTurnKeepingUp waits until every container that must stop before
+// the sidecar has stopped (its turn), until the deadline, or until ctx is
+// cancelled. Meanwhile, if the sidecar is one the pod's order keeps up and
+// the kill may restart it (WithSidecarRestarts), it asks the runtime every
+// sidecarExitCheckPeriod whether the sidecar has exited and, while some app
+// container still runs, starts it again (restartBeforeTurn). It returns the
+// sidecar's container to stop at its turn: the last one it started, or
+// containerID.
+func (o *sidecarTerminationOrder) waitForTurnKeepingUp(ctx context.Context, containerID kubecontainer.ContainerID, containerSpec *v1.Container, deadline time.Time) kubecontainer.ContainerID {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	// checks ticks while the sidecar is kept up; a nil channel never does.
+	var checks <-chan time.Time
+	var check *time.Timer
+	restarts, ok := ctx.Value(sidecarRestartsKey{}).(sidecarRestarts)
+	if ok && o.keptUp.Has(containerSpec.Name) {
+		check = time.NewTimer(sidecarExitCheckPeriod)
+		defer check.Stop()
+		checks = check.C
+	}
+	for _, prereq := range o.prereqs[containerSpec.Name] {
+		for waiting := true; waiting; {
+			select {
+			case <-prereq:
+				waiting = false
+			case <-timer.C:
+				return containerID
+			case <-ctx.Done():
+				return containerID
+			case <-checks:
+				if allClosed(o.apps) {
+					// The apps are gone: the sidecar is no longer needed.
+					checks = nil
+					continue
+				}
+				var next time.Duration
+				containerID, next = o.m.restartBeforeTurn(ctx, o.pod, containerSpec, containerID, deadline, restarts)
+				if next < 0 {
+					checks = nil
+					continue
+				}
+				check.Reset(next)
+			}
+		}
+	}
+	return containerID
+}
+
+// allClosed reports whether every channel is closed.
+func allClosed(chs []chan struct{}) bool {
+	for _, ch := range chs {
+		select {
+		case <-ch:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// restartBeforeTurn asks the runtime whether the annotated sidecar's
+// container has exited and, if it has, starts it again when its back-off
+// allows and if time remains before the deadline (sidecars.RestartAt). It
+// returns the sidecar's container (the new one, if it started one) and when
+// to ask again; a negative duration means never: the sidecar stays down
+// until its turn.
+func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *v1.Pod, containerSpec *v1.Container, containerID kubecontainer.ContainerID, deadline time.Time, restarts sidecarRestarts) (kubecontainer.ContainerID, time.Duration) {
+	logger := klog.FromContext(ctx)
+	resp, err := m.runtimeService.ContainerStatus(ctx, containerID.ID, false)
+	if err != nil || resp.GetStatus() == nil {
+		logger.V(4).Info("Cannot check a sidecar waiting for its turn to stop", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "containerID", containerID.String(), "err", err)
+		return containerID, sidecarExitCheckPeriod
+	}
+	if resp.Status.State != runtimeapi.ContainerState_CONTAINER_EXITED {
+		return containerID, sidecarExitCheckPeriod
+	}
+
+	now := time.Now()
+	// As doBackOff does: the back-off counts from when the container
+	// finished, by the runtime's wall clock, which the back-off's clock is.
+	finishedAt := time.Unix(0, resp.Status.FinishedAt)
+	key := GetBackoffKey(pod, containerSpec)
+	var backOffEnds time.Time
+	if restarts.backOff.IsInBackOffSince(key, finishedAt) {
+		backOffEnds = now.Add(finishedAt.Add(restarts.backOff.Get(key)).Sub(now))
+	}
+	at, ok := sidecars.RestartAt(now, backOffEnds, deadline)
+	if !ok {
+		logger.V(2).Info("Sidecar exited before its turn to stop; too little time left to start it again", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "exitCode", resp.Status.ExitCode, "left", deadline.Sub(now))
+		return containerID, -1
+	}
+	if wait := at.Sub(now); wait > 0 {
+		logger.V(2).Info("Sidecar exited before its turn to stop; starting it again after its back-off", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "exitCode", resp.Status.ExitCode, "backOff", wait)
+		return containerID, wait
+	}
+
+	restarts.backOff.Next(key, finishedAt)
+	logger.Info("Sidecar exited before its turn to stop while app containers drain; starting it again", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "exitCode", resp.Status.ExitCode, "left", deadline.Sub(now))
+	newID, err := m.startSidecarAgain(ctx, pod, containerSpec, restarts.pullSecrets)
+	if err != nil {
+		logger.Error(err, "Cannot start again a sidecar that exited before its turn to stop", "pod", klog.KObj(pod), "containerName", containerSpec.Name)
+		return containerID, sidecarExitCheckPeriod
+	}
+	return newID, sidecarExitCheckPeriod
+}
+
+// startSidecarAgain starts a new container for the sidecar in the pod's
+// sandbox, as SyncPod would start it, and returns its ID.
+func (m *kubeGenericRuntimeManager) startSidecarAgain(ctx context.Context, pod *v1.Pod, containerSpec *v1.Container, pullSecrets []v1.Secret) (kubecontainer.ContainerID, error) {
+	podStatus, err := m.sidecarPodStatus(ctx, pod)
+	if err != nil {
+		return kubecontainer.ContainerID{}, err
+	}
+	if len(podStatus.SandboxStatuses) == 0 || podStatus.SandboxStatuses[0].GetMetadata() == nil {
+		return kubecontainer.ContainerID{}, fmt.Errorf("pod %s has no sandbox", klog.KObj(pod))
+	}
+	sandbox := podStatus.SandboxStatuses[0]
+	if sandbox.State != runtimeapi.PodSandboxState_SANDBOX_READY {
+		return kubecontainer.ContainerID{}, fmt.Errorf("the sandbox of pod %s is not ready", klog.KObj(pod))
+	}
+	sandboxConfig, err := m.generatePodSandboxConfig(ctx, pod, sandbox.Metadata.Attempt)
+	if err != nil {
+		return kubecontainer.ContainerID{}, err
+	}
+	imageVolumePulls, err := m.getImageVolumes(ctx, pod, sandboxConfig, pullSecrets)
+	if err != nil {
+		return kubecontainer.ContainerID{}, err
+	}
+	result := kubecontainer.NewSyncResult(kubecontainer.StartContainer, containerSpec.Name)
+	imageVolumes, err := m.toKubeContainerImageVolumes(ctx, imageVolumePulls, containerSpec, pod, result)
+	if err != nil {
+		return kubecontainer.ContainerID{}, err
+	}
+	podIP := ""
+	if len(podStatus.IPs) > 0 {
+		podIP = podStatus.IPs[0]
+	}
+	if msg, err := m.startContainer(ctx, sandbox.Id, sandboxConfig, containerStartSpec(containerSpec), pod, podStatus, pullSecrets, podIP, podStatus.IPs, imageVolumes); err != nil {
+		return kubecontainer.ContainerID{}, fmt.Errorf("%w: %s", err, msg)
+	}
+	podStatus, err = m.sidecarPodStatus(ctx, pod)
+	if err != nil {
+		return kubecontainer.ContainerID{}, err
+	}
+	started := podStatus.FindContainerStatusByName(containerSpec.Name)
+	if started == nil || started.State != kubecontainer.ContainerStateRunning {
+		return kubecontainer.ContainerID{}, fmt.Errorf("container %s of pod %s does not run after its start", containerSpec.Name, klog.KObj(pod))
+	}
+	return started.ID, nil
+}
+
+// sidecarPodStatus returns the pod's status as the runtime has it now.
+func (m *kubeGenericRuntimeManager) sidecarPodStatus(ctx context.Context, pod *v1.Pod) (*kubecontainer.PodStatus, error) {
+	runningPod, err := m.GetPod(ctx, pod.UID)
+	if err != nil {
+		return nil, err
+	}
+	return m.GetPodStatus(ctx, runningPod)
+}

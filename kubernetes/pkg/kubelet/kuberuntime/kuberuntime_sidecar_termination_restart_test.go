@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kuberuntime
+
+// sidecar-kubelet's tests of SPEC rule 14: an annotated sidecar that exits
+// during termination before its turn, while some app container still runs,
+// is started again while time remains; on the testing/synctest clock.
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+)
+
+// sidecarExit is a container of the pod that exits by itself, with code 1,
+// at a time after the kill began.
+type sidecarExit struct {
+	name    string
+	attempt uint32
+	at      time.Duration
+}
+
+func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
+	forever := time.Hour
+	testCases := []struct {
+		name string
+		// grace is the pod's grace period; stopDelay how long each
+		// container takes to exit after SIGTERM (the others at once).
+		grace     int64
+		stopDelay map[string]time.Duration
+		exits     []sidecarExit
+		// restarts says, if the kill may start sidecars again at all.
+		restarts bool
+		// want lists the containers after the kill as
+		// name/attempt/started-at, the time since the kill began at which
+		// the container started (- for the pod's first ones).
+		want []string
+	}{
+		{
+			name:  "b exits while the apps drain: started again, stopped at its turn",
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
+			exits:    []sidecarExit{{"b", 0, 2500 * time.Millisecond}},
+			restarts: true,
+			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/3s", "n/0/-"},
+		},
+		{
+			name:  "b crashes three times: the back-off applies",
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
+			// The test's back-off starts at 1 second and doubles; the exits
+			// are seen at the next check, a second after the last. The
+			// first start waits for nothing; the second for 1 second from
+			// b/1's exit at 5.5 s; the third for 2 seconds from b/2's at
+			// 8.2 s.
+			exits:    []sidecarExit{{"b", 0, 2500 * time.Millisecond}, {"b", 1, 5500 * time.Millisecond}, {"b", 2, 8200 * time.Millisecond}},
+			restarts: true,
+			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/3s", "b/2/6.5s", "b/3/10.2s", "n/0/-"},
+		},
+		{
+			name:  "a exits with less than 2 seconds left: it stays down",
+			grace: 10, stopDelay: map[string]time.Duration{"app1": forever, "app2": forever},
+			exits:    []sidecarExit{{"a", 0, 8500 * time.Millisecond}},
+			restarts: true,
+			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "n/0/-"},
+		},
+		{
+			name: "a exits once the apps have stopped, while b stops: its turn came",
+			// The apps stop at 2 s; b takes 5 seconds after its SIGTERM.
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 2 * time.Second, "app2": 2 * time.Second, "b": 5 * time.Second},
+			exits:    []sidecarExit{{"a", 0, 4 * time.Second}},
+			restarts: true,
+			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "n/0/-"},
+		},
+		{
+			name:  "the native sidecar exits while the apps drain: upstream leaves it down",
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
+			exits:    []sidecarExit{{"n", 0, 2500 * time.Millisecond}},
+			restarts: true,
+			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "n/0/-"},
+		},
+		{
+			name:  "a kill that may not start containers leaves b down",
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
+			exits: []sidecarExit{{"b", 0, 2500 * time.Millisecond}},
+			want:  []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "n/0/-"},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				k := newOrderedKillTest(t, tc.grace)
+				k.recorder.stopDelay = tc.stopDelay
+				start := time.Now()
+				for _, e := range tc.exits {
+					go func() {
+						time.Sleep(e.at)
+						k.s.exit(e.name, e.attempt, 1)
+					}()
+				}
+				var ctx context.Context = k.s.tCtx
+				if tc.restarts {
+					ctx = WithSidecarRestarts(ctx, nil, k.s.backOff)
+				}
+				require.NoError(t, k.s.m.KillPod(ctx, k.s.pod, *k.running, nil))
+				synctest.Wait()
+
+				var got, running []string
+				k.s.runtime.Lock()
+				for _, c := range k.s.runtime.Containers {
+					if c.State == runtimeapi.ContainerState_CONTAINER_RUNNING {
+						running = append(running, c.Metadata.Name)
+					}
+					at := "-"
+					if started := time.Unix(0, c.StartedAt); started.After(start) {
+						at = started.Sub(start).String()
+					}
+					got = append(got, fmt.Sprintf("%s/%d/%s", c.Metadata.Name, c.Metadata.Attempt, at))
+				}
+				k.s.runtime.Unlock()
+				slices.Sort(got)
+				requireDiff(t, tc.want, got, "containers after the kill")
+
+				// The kill stops a sidecar's last container, not the one
+				// that exited.
+				require.Empty(t, running, "containers still running after the kill")
+				for _, entry := range k.log() {
+					require.False(t, strings.HasPrefix(entry, "cancelled"), "no stop is cancelled: %s", entry)
+				}
+				if took := time.Since(start); took > time.Duration(tc.grace+2)*time.Second {
+					t.Errorf("the pod took %s to stop, more than its grace period plus 2 seconds", took)
+				}
+			})
+		})
+	}
+}

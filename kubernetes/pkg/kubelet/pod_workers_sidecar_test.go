@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubelet
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/pkg/features"
+	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
+	kubetypes "k8s.io/kubernetes/pkg/kubelet/types"
+)
+
+// TestPodWorkerRelistsOnTransition checks that the pod worker hands a pod to
+// relistOnTransition each time it moves it on, to terminating and then to
+// terminated, after the sync that did it ended and before the next one: the
+// next sync waits for a runtime cache newer than that end, which a relist
+// of the pod at that moment provides. Without the hook both moves wait for
+// the next periodic relist, up to a second each.
+func TestPodWorkerRelistsOnTransition(t *testing.T) {
+	logger, tCtx := ktesting.NewTestContext(t)
+	podWorkers, _, processed := createPodWorkers(logger)
+	var channels WorkChannel
+	podWorkers.workerChannelFn = channels.Intercept
+	terminalPhaseSyncer := newTerminalPhaseSync(podWorkers.podSyncer.(*podSyncerFuncs).syncPod)
+	podWorkers.podSyncer.(*podSyncerFuncs).syncPod = terminalPhaseSyncer.SyncPod
+
+	// Each relist request records how many syncs of the pod had ended.
+	var lock sync.Mutex
+	var relistedAfter []int
+	podWorkers.relistOnTransition = func(_ klog.Logger, pod *v1.Pod) {
+		lock.Lock()
+		defer lock.Unlock()
+		relistedAfter = append(relistedAfter, len(processed[pod.UID]))
+	}
+
+	pod := newNamedPod("1", "test1", "pod1", false)
+	podWorkers.UpdatePod(tCtx, UpdatePodOptions{Pod: pod, UpdateType: kubetypes.SyncPodCreate})
+	drainAllWorkers(podWorkers)
+	if len(relistedAfter) != 0 {
+		t.Fatalf("a sync that keeps the pod running asked for relists after syncs %v, want none", relistedAfter)
+	}
+
+	terminalPhaseSyncer.SetTerminal(pod.UID)
+	podWorkers.UpdatePod(tCtx, UpdatePodOptions{Pod: pod, UpdateType: kubetypes.SyncPodUpdate})
+	drainAllWorkers(podWorkers)
+
+	// Syncs: 1 create, 2 the update that finds the pod terminal, 3 the
+	// terminating sync, 4 the terminated sync.
+	if got := len(processed[pod.UID]); got != 4 {
+		t.Fatalf("the pod had %d syncs, want 4: %+v", got, processed[pod.UID])
+	}
+	if diff := cmp.Diff([]int{2, 3}, relistedAfter); diff != "" {
+		t.Errorf("relists requested after these many syncs (-want +got):\n%s", diff)
+	}
+}
+
+// TestRelistOrderedPodOnTransition checks that the kubelet asks for those
+// relists only for pods whose containers the sidecar annotations order, with
+// the feature gate on: every other pod keeps upstream's wait.
+func TestRelistOrderedPodOnTransition(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	annotated := func(uid string, annotations map[string]string) *v1.Pod {
+		pod := newNamedPod(uid, "ns", "pod-"+uid, false)
+		pod.Spec.Containers = []v1.Container{{Name: "proxy"}, {Name: "app"}}
+		pod.Annotations = annotations
+		return pod
+	}
+	tests := []struct {
+		name   string
+		gateOn bool
+		pod    *v1.Pod
+		want   []types.UID
+	}{
+		{name: "annotated sidecars", gateOn: true, pod: annotated("1", map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}), want: []types.UID{"1"}},
+		{name: "wait-ready", gateOn: true, pod: annotated("2", map[string]string{"sidecar-kubelet.io/wait-ready": "true"}), want: []types.UID{"2"}},
+		{name: "no annotations", gateOn: true, pod: annotated("3", nil)},
+		{name: "an annotation naming no container", gateOn: true, pod: annotated("4", map[string]string{"sidecar-kubelet.io/sidecars": "nope"})},
+		{name: "annotated sidecars, gate off", gateOn: false, pod: annotated("5", map[string]string{"sidecar-kubelet.io/sidecars": "proxy"})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, tc.gateOn)
+			testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
+			defer testKubelet.Cleanup()
+			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: testKubelet.kubelet.pleg}
+			testKubelet.kubelet.pleg = recorder
+			containertest.DecideSidecarLayout(t, tc.pod, nil)
+			testKubelet.kubelet.relistOrderedPodOnTransition(logger, tc.pod)
+			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
+				t.Errorf("relists requested (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

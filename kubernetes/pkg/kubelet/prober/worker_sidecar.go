@@ -1,0 +1,201 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package prober
+
+// This file belongs to sidecar-kubelet's patch series: the extra runs of a
+// probe that other containers wait on.
+
+import (
+	"time"
+
+	"golang.org/x/time/rate"
+
+	v1 "k8s.io/api/core/v1"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
+	"k8s.io/kubernetes/pkg/kubelet/prober/results"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecarmetrics"
+	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
+)
+
+const (
+	// waitedOnProbeWindow bounds the extra runs of a container that never
+	// turns ready: they happen only in the first waitedOnProbeWindow of its
+	// life (128 of them in the first minute, at 2 ms a run).
+	waitedOnProbeWindow = time.Minute
+)
+
+// waitedOn runs a readiness probe that other containers wait on (a
+// sidecar's: sidecars.Layout.WaitsOnReadiness) besides its own period,
+// until the container is first ready, for at most waitedOnProbeWindow from
+// its start, so that the waiting containers start promptly whatever the
+// probe's periodSeconds (SPEC rule 3). The extra runs come every 50 ms
+// (exec probes: 250 ms) and back off while the container stays not ready,
+// to one a second from 10 s on, and never take more than a quarter of the
+// time, however slow a run is (sidecars.ExtraCheckInterval). The extra
+// runs are runs like the others: they count towards successThreshold and
+// failureThreshold, and in prober_probe_total. They end at the container's
+// first readiness and do not come back on a later flap; a new container
+// (a restart) is waited on again. The node's extra runs together are
+// bounded (newExtraProbeRunLimiter). The zero waitedOn does
+// nothing.
+type waitedOn struct {
+	enabled bool
+	// exec: the probe starts a process in the container at each run.
+	exec bool
+	// timer is the next extra run's, set when the worker first waits for it.
+	timer *time.Timer
+	// since is when the current container (or the worker, before one
+	// appears) began to be waited on.
+	since time.Time
+	// ready: the current container has been ready; no more extra runs for
+	// it.
+	ready bool
+	// extraRun marks the run in progress as an extra one.
+	extraRun bool
+	// lastRun is how long the last extra run took.
+	lastRun time.Duration
+}
+
+func newWaitedOn(pod *v1.Pod, container *v1.Container, probeType probeType, extraProbeRuns *rate.Limiter) waitedOn {
+	// The probe manager adds a pod's workers in the pod's sync, after the
+	// pod's layout is decided. No bound: the node's owner turned the extra
+	// runs off.
+	if extraProbeRuns == nil || probeType != readiness || !kubecontainer.SidecarLayoutOf(pod.UID).WaitsOnReadiness(pod, container) {
+		return waitedOn{}
+	}
+	return waitedOn{enabled: true, exec: container.ReadinessProbe.Exec != nil, since: time.Now()}
+}
+
+// tick returns the channel of the next extra run, or nil (no extra run)
+// once the worker's current container has been ready or its window is over.
+func (o *waitedOn) tick(w *worker) <-chan time.Time {
+	if !o.enabled || !o.waiting(w) {
+		o.stop()
+		return nil
+	}
+	if o.timer == nil {
+		interval := sidecars.ExtraCheckInterval(o.exec, time.Since(o.since), o.lastRun)
+		o.timer = time.NewTimer(sidecars.YieldToRuntime(interval, w.probeManager.runtimeStart.latency(time.Now())))
+	}
+	return o.timer.C
+}
+
+// fired marks the run about to start as an extra one; the next extra run
+// is timed anew, from the backed-off interval.
+func (o *waitedOn) fired() {
+	o.extraRun = true
+	o.timer = nil
+}
+
+// ran records how long an extra run took.
+func (o *waitedOn) ran(took time.Duration) {
+	o.lastRun = took
+}
+
+// waiting reports whether the worker's current container is still waited
+// on: it has not been ready yet, and its window is not over.
+func (o *waitedOn) waiting(w *worker) bool {
+	if o.ready || time.Since(o.since) > waitedOnProbeWindow {
+		return false
+	}
+	if w.containerID.IsEmpty() {
+		return true
+	}
+	if result, ok := w.resultsManager.Get(w.containerID); ok && result == results.Success {
+		o.ready = true
+		return false
+	}
+	return true
+}
+
+// newContainer starts a new window for a new container: a restarted
+// sidecar is waited on again.
+func (o *waitedOn) newContainer() {
+	if o.enabled {
+		o.since = time.Now()
+		o.ready = false
+	}
+}
+
+// takeExtraRun reports whether the run about to start is an extra one, and
+// clears the mark for the runs after it.
+func (o *waitedOn) takeExtraRun() bool {
+	extra := o.extraRun
+	o.extraRun = false
+	return extra
+}
+
+// mayProbe reports whether an extra run may probe now, within the
+// node-wide bound, and counts it as run or held back. The worker asks only
+// once it has a running container to probe: the ticks of a sidecar not yet
+// created or started find nothing to probe, and in a rollout they are most
+// of the ticks; taking tokens for them would thin out the checks of the
+// sidecars that run.
+func (o *waitedOn) mayProbe(limiter *rate.Limiter) bool {
+	if !limiter.Allow() {
+		sidecarmetrics.ExtraProbeRuns.WithLabelValues(sidecarmetrics.ExtraProbeRunOutcomeLimited).Inc()
+		return false
+	}
+	sidecarmetrics.ExtraProbeRuns.WithLabelValues(sidecarmetrics.ExtraProbeRunOutcomeRun).Inc()
+	return true
+}
+
+func (o *waitedOn) stop() {
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+}
+
+// newExtraProbeRunLimiter is the node-wide bound of the extra runs, all
+// waited-on probes together, by default: an extra run is a connection to
+// the sidecar or a process in it, so a node reboot that finds every sidecar
+// waited on must not open 20 of them a second per sidecar. The bound (the
+// default, and the node owner's --sidecar-extra-probe-runs-per-second: see
+// sidecars.DefaultExtraProbeRunsPerSecond for why 200) keeps every waiting
+// sidecar checked 4 times a second up to 50 of them; beyond that the extra
+// runs thin out towards the probes' own periods. The kubelet counts the
+// runs it makes and those the bound holds back
+// (sidecarmetrics.ExtraProbeRuns); make bench reports them.
+func newExtraProbeRunLimiter() *rate.Limiter {
+	return extraProbeRunLimiter(sidecars.DefaultExtraProbeRunsPerSecond)
+}
+
+// extraProbeRunLimiter bounds the extra runs to perSecond; nil for 0 (no
+// extra runs at all).
+func extraProbeRunLimiter(perSecond int32) *rate.Limiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return rate.NewLimiter(rate.Limit(perSecond), sidecars.ExtraProbeRunBurst(perSecond))
+}
+
+// A ManagerOption sets up the probe manager beyond upstream's arguments.
+type ManagerOption func(*manager)
+
+// WithExtraProbeRunsPerSecond sets the node-wide bound of the extra runs
+// (the kubelet's --sidecar-extra-probe-runs-per-second, validated there):
+// nil keeps the default, 0 turns the extra runs off, so that waited-on
+// sidecars are probed on their periods only, as upstream probes them.
+func WithExtraProbeRunsPerSecond(perSecond *int32) ManagerOption {
+	return func(m *manager) {
+		if perSecond != nil {
+			m.extraProbeRuns = extraProbeRunLimiter(*perSecond)
+		}
+	}
+}

@@ -1,0 +1,550 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2enode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/kubernetes/pkg/features"
+	kubeletevents "k8s.io/kubernetes/pkg/kubelet/events"
+	"k8s.io/kubernetes/test/e2e/framework"
+	e2epod "k8s.io/kubernetes/test/e2e/framework/pod"
+	admissionapi "k8s.io/pod-security-admission/api"
+)
+
+// The specs of SidecarContainerOrdering, beside upstream's specs of native
+// sidecars (container_lifecycle_test.go) and in their terms: one spec per
+// rule of the feature. Each fails on a kubelet without the feature; the
+// comment of each says what such a kubelet does instead.
+//
+// A pod names sidecars among its regular containers with an annotation, in
+// start order; the other regular containers are its app containers. A
+// second annotation asks that native sidecars (restartable init
+// containers) be ready, not only started, before the next container starts.
+const (
+	sidecarsAnnotation  = "sidecar-kubelet.io/sidecars"
+	waitReadyAnnotation = "sidecar-kubelet.io/wait-ready"
+)
+
+var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.SidecarContainerOrdering), func() {
+	f := framework.NewDefaultFramework("containers-lifecycle-sidecar-ordering")
+	addAfterEachForCleaningUpPods(f)
+	f.NamespacePodSecurityLevel = admissionapi.LevelPrivileged
+
+	sidecar1 := "sidecar-1"
+	sidecar2 := "sidecar-2"
+	regular1 := "regular-1"
+
+	ginkgo.When("a pod names sidecars among its regular containers", func() {
+		ginkgo.It("should start the app containers only once the sidecar is ready", func(ctx context.Context) {
+			// Without the feature the kubelet starts the regular containers
+			// one after the other in a single sync, without waiting for any
+			// of them: regular-1 starts while sidecar-1 is still 5 s from
+			// ready.
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "sidecar-ready-before-app",
+					Annotations: map[string]string{sidecarsAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					Containers: []v1.Container{
+						{
+							Name:  sidecar1,
+							Image: defaultImage,
+							Command: ExecCommand(sidecar1, execCommand{
+								StartDelay: 5,
+								Delay:      600,
+							}),
+							ReadinessProbe: startedReadinessProbe(),
+						},
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the pod to be ready")
+			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			// sidecar-1 logs Started, and its readiness probe can succeed,
+			// only after its 5 s start delay; regular-1 must start after that.
+			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+		})
+
+		ginkgo.It("should stop the app containers first, then the sidecars in reverse order, within the grace period", func(ctx context.Context) {
+			// Without the feature the kubelet signals every container at
+			// once: both sidecars exit (after 1 s) before regular-1 (after
+			// 2 s).
+			grace := int64(10)
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "sidecar-ordered-stop",
+					Annotations: map[string]string{sidecarsAnnotation: sidecar1 + "," + sidecar2},
+				},
+				Spec: v1.PodSpec{
+					TerminationGracePeriodSeconds: &grace,
+					Containers: []v1.Container{
+						{
+							Name:    sidecar1,
+							Image:   defaultImage,
+							Command: ExecCommand(sidecar1, execCommand{Delay: 600, TerminationSeconds: 1}),
+						},
+						{
+							Name:    sidecar2,
+							Image:   defaultImage,
+							Command: ExecCommand(sidecar2, execCommand{Delay: 600, TerminationSeconds: 1}),
+						},
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600, TerminationSeconds: 2}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+			waitForContainersStarted(ctx, f, pod, sidecar1, sidecar2, regular1)
+
+			// The kubelet removes a deleted pod's containers, and their logs,
+			// as soon as they have stopped: read the logs while they run.
+			logs := followContainerLogs(ctx, f, pod, sidecar1, sidecar2, regular1)
+
+			ginkgo.By("deleting the pod")
+			deleted := time.Now()
+			err := client.Delete(ctx, pod.Name, metav1.DeleteOptions{})
+			framework.ExpectNoError(err)
+
+			results, err := logs.wait(time.Minute)
+			framework.ExpectNoError(err)
+			err = e2epod.WaitForPodNotFoundInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, time.Minute)
+			framework.ExpectNoError(err)
+
+			ginkgo.By("Analyzing results")
+			// Each container handles its SIGTERM and logs Exiting: no
+			// container was killed at the deadline.
+			for _, name := range []string{sidecar1, sidecar2, regular1} {
+				framework.ExpectNoError(results.Exits(name))
+			}
+			// The app first; then the sidecars in reverse annotation order.
+			framework.ExpectNoError(results.ExitsBefore(regular1, sidecar2))
+			framework.ExpectNoError(results.ExitsBefore(sidecar2, sidecar1))
+			// 2 s + 1 s + 1 s, one after the other, within the pod's 10 s.
+			last := results[results.findLastIndex(sidecar1, "Exiting")].timestamp
+			gomega.Expect(last.Sub(deleted)).To(gomega.BeNumerically("<=", time.Duration(grace)*time.Second),
+				"the last container exited %v after the delete, want at most the grace period (%d s), got\n%v", last.Sub(deleted), grace, results)
+		})
+
+		ginkgo.It("should stop the pod at once when a later delete shortens the grace period", func(ctx context.Context) {
+			// Without the feature the kubelet does not interrupt a kill under
+			// way: every container keeps the 30 s of the first delete, and
+			// the pod is gone only about 30 s after it, not 4 s after the
+			// second.
+			grace := int64(30)
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "sidecar-shortened-grace",
+					Annotations: map[string]string{sidecarsAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					TerminationGracePeriodSeconds: &grace,
+					Containers: []v1.Container{
+						{
+							Name:    sidecar1,
+							Image:   defaultImage,
+							Command: ExecCommand(sidecar1, execCommand{Delay: 600, TerminationSeconds: 600}),
+						},
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600, TerminationSeconds: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+			waitForContainersStarted(ctx, f, pod, sidecar1, regular1)
+
+			ginkgo.By("deleting the pod with its grace period of 30 s")
+			err := client.Delete(ctx, pod.Name, metav1.DeleteOptions{})
+			framework.ExpectNoError(err)
+			ginkgo.By("waiting for the kubelet to stop the app container")
+			gomega.Eventually(ctx, func(ctx context.Context) ([]v1.Event, error) {
+				events, err := f.ClientSet.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
+					"involvedObject.name":      pod.Name,
+					"involvedObject.fieldPath": fmt.Sprintf("spec.containers{%s}", regular1),
+					"reason":                   kubeletevents.KillingContainer,
+				}.AsSelector().String()})
+				if err != nil {
+					return nil, err
+				}
+				return events.Items, nil
+			}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).ShouldNot(gomega.BeEmpty())
+
+			ginkgo.By("deleting the pod again with a grace period of 2 s")
+			shortGrace := int64(2)
+			deletedAgain := time.Now()
+			err = client.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &shortGrace})
+			framework.ExpectNoError(err)
+
+			// The new deadline, then the 2 s every container still running
+			// gets at least, and a few seconds for the kubelet to see the
+			// delete and for the pod to be removed.
+			limit := time.Duration(shortGrace+2+6) * time.Second
+			err = e2epod.WaitForPodNotFoundInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, limit)
+			framework.ExpectNoError(err, "the pod should be gone within %v of the delete with a grace period of %d s", limit, shortGrace)
+			framework.Logf("the pod was gone %v after the second delete", time.Since(deletedAgain).Round(time.Millisecond))
+		})
+
+		ginkgo.It("should restart a sidecar that exits under restartPolicy=Never, and report it as restarting", func(ctx context.Context) {
+			// Without the feature restartPolicy Never holds for every regular
+			// container: sidecar-1 stays terminated with exit code 1 and
+			// restart count 0.
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "sidecar-restart-under-never",
+					Annotations: map[string]string{sidecarsAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					Containers: []v1.Container{
+						{
+							Name:    sidecar1,
+							Image:   defaultImage,
+							Command: ExecCommand(sidecar1, execCommand{Delay: 5, ExitCode: 1}),
+						},
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+			err := e2epod.WaitForPodRunningInNamespace(ctx, f.ClientSet, pod)
+			framework.ExpectNoError(err)
+
+			// While the kubelet will restart sidecar-1, its status must not
+			// say it terminated, and regular-1 runs on untouched.
+			stop := make(chan struct{})
+			watchErrs := watchPodStatusDuringKubeletRestart(ctx, f, pod, stop, func(p *v1.Pod) error {
+				for _, s := range p.Status.ContainerStatuses {
+					switch {
+					case s.Name == sidecar1 && s.State.Terminated != nil:
+						return fmt.Errorf("%s is reported terminated although the kubelet restarts it: %+v", s.Name, s.State.Terminated)
+					case s.Name == regular1 && (s.State.Running == nil || s.RestartCount != 0):
+						return fmt.Errorf("%s should run on, got %+v (restart count %d)", s.Name, s.State, s.RestartCount)
+					}
+				}
+				return nil
+			})
+
+			ginkgo.By("waiting for the sidecar to be restarted")
+			err = e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "sidecar-1 restarted after exiting 1", time.Minute, func(p *v1.Pod) (bool, error) {
+				for _, s := range p.Status.ContainerStatuses {
+					if s.Name != sidecar1 {
+						continue
+					}
+					last := s.LastTerminationState.Terminated
+					return s.RestartCount >= 1 && last != nil && last.ExitCode == 1 &&
+						(s.State.Running != nil || s.State.Waiting != nil), nil
+				}
+				return false, nil
+			})
+			framework.ExpectNoError(err)
+			close(stop)
+			framework.ExpectNoError(<-watchErrs)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			gomega.Expect(pod.Status.Phase).To(gomega.Equal(v1.PodRunning))
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.HasRestarted(sidecar1))
+			framework.ExpectNoError(results.HasNotRestarted(regular1))
+		})
+
+		for _, policy := range []v1.RestartPolicy{v1.RestartPolicyNever, v1.RestartPolicyOnFailure} {
+			ginkgo.It(fmt.Sprintf("should succeed once the app container exits 0 under restartPolicy=%s, stopping the sidecar", policy), func(ctx context.Context) {
+				// Without the feature the sidecar is a regular container like
+				// any other: it keeps the pod Running for as long as it runs
+				// (here 600 s); were it stopped, its exit code 143 would fail
+				// the pod under Never and restart it under OnFailure.
+				pod := &v1.Pod{
+					ObjectMeta: metav1.ObjectMeta{
+						Name:        "sidecar-job-" + strings.ToLower(string(policy)),
+						Annotations: map[string]string{sidecarsAnnotation: sidecar1},
+					},
+					Spec: v1.PodSpec{
+						RestartPolicy: policy,
+						Containers: []v1.Container{
+							{
+								Name:  sidecar1,
+								Image: defaultImage,
+								// On SIGTERM it exits 143, as a process that
+								// does not handle the signal is reported.
+								Command: ExecCommand(sidecar1, execCommand{Delay: 600, ExitCode: 143}),
+							},
+							{
+								Name:    regular1,
+								Image:   defaultImage,
+								Command: ExecCommand(regular1, execCommand{Delay: 2}),
+							},
+						},
+					},
+				}
+				preparePod(pod)
+
+				client := e2epod.NewPodClient(f)
+				pod = client.Create(ctx, pod)
+
+				ginkgo.By("waiting for the pod to succeed")
+				err := e2epod.WaitForPodSuccessInNamespaceTimeout(ctx, f.ClientSet, pod.Name, pod.Namespace, time.Minute)
+				framework.ExpectNoError(err)
+
+				pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+				framework.ExpectNoError(err)
+				expectPodTerminationContainerStatuses(pod.Status.ContainerStatuses, map[string]podTerminationContainerStatus{
+					sidecar1: {exitCode: 143, reason: "Error"},
+					regular1: {exitCode: 0, reason: "Completed"},
+				})
+				results := parseOutput(ctx, f, pod)
+
+				ginkgo.By("Analyzing results")
+				framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+				framework.ExpectNoError(results.ExitsBefore(regular1, sidecar1))
+				framework.ExpectNoError(results.HasNotRestarted(regular1))
+			})
+		}
+	})
+
+	ginkgo.When("a pod asks its restartable init containers to be ready before the next container starts", func() {
+		ginkgo.It("should start the regular container only once the restartable init container is ready", func(ctx context.Context) {
+			// Without the feature (or without the annotation) the kubelet
+			// starts the next container once the restartable init container
+			// has started, that is, here, once it runs: regular-1 starts while
+			// sidecar-1 is still 5 s from ready.
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "restartable-init-ready-before-regular",
+					Annotations: map[string]string{waitReadyAnnotation: "true"},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					InitContainers: []v1.Container{
+						{
+							Name:          sidecar1,
+							Image:         defaultImage,
+							RestartPolicy: &containerRestartPolicyAlways,
+							Command: ExecCommand(sidecar1, execCommand{
+								StartDelay: 5,
+								Delay:      600,
+							}),
+							ReadinessProbe: startedReadinessProbe(),
+						},
+					},
+					Containers: []v1.Container{
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the pod to be ready")
+			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+		})
+	})
+})
+
+// startedReadinessProbe is a readiness probe that succeeds once the
+// container's ExecCommand has logged Started (it touches the file "started"
+// then).
+func startedReadinessProbe() *v1.Probe {
+	return &v1.Probe{
+		ProbeHandler: v1.ProbeHandler{
+			Exec: &v1.ExecAction{Command: []string{"test", "-f", "started"}},
+		},
+		PeriodSeconds: 1,
+	}
+}
+
+// waitForContainersStarted waits until the named containers of the pod have
+// logged Started: from then on ExecCommand's SIGTERM trap is set.
+func waitForContainersStarted(ctx context.Context, f *framework.Framework, pod *v1.Pod, names ...string) {
+	ginkgo.GinkgoHelper()
+	ginkgo.By("waiting for the containers to start")
+	gomega.Eventually(ctx, func(ctx context.Context) error {
+		for _, name := range names {
+			log, err := e2epod.GetPodLogs(ctx, f.ClientSet, pod.Namespace, pod.Name, name)
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(log, " "+name+" Started") {
+				return fmt.Errorf("%s has not logged Started yet, got\n%s", name, log)
+			}
+		}
+		return nil
+	}).WithTimeout(2 * time.Minute).WithPolling(500 * time.Millisecond).Should(gomega.Succeed())
+}
+
+// containerLogFollower follows the logs of some containers of a pod until
+// they exit.
+type containerLogFollower struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu   sync.Mutex
+	logs bytes.Buffer
+	errs []error
+}
+
+// followContainerLogs starts following the logs of the named containers of
+// the pod, which must be running.
+func followContainerLogs(ctx context.Context, f *framework.Framework, pod *v1.Pod, names ...string) *containerLogFollower {
+	ginkgo.GinkgoHelper()
+	ctx, cancel := context.WithCancel(ctx)
+	l := &containerLogFollower{cancel: cancel, done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for _, name := range names {
+		stream, err := f.ClientSet.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &v1.PodLogOptions{Container: name, Follow: true}).Stream(ctx)
+		framework.ExpectNoError(err, "following the log of %s", name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { _ = stream.Close() }()
+			var buf bytes.Buffer
+			_, err := io.Copy(&buf, stream)
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.logs.Write(buf.Bytes())
+			if buf.Len() > 0 && buf.Bytes()[buf.Len()-1] != '\n' {
+				l.logs.WriteByte('\n')
+			}
+			if err != nil && !errors.Is(err, context.Canceled) {
+				l.errs = append(l.errs, fmt.Errorf("following the log of %s: %w", name, err))
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(l.done)
+	}()
+	return l
+}
+
+// wait waits until every followed container has exited, and returns what
+// they logged, in time order.
+func (l *containerLogFollower) wait(timeout time.Duration) (containerOutputList, error) {
+	defer l.cancel()
+	select {
+	case <-l.done:
+	case <-time.After(timeout):
+		l.cancel()
+		<-l.done
+		return nil, fmt.Errorf("the containers still ran %v later", timeout)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, err := range l.errs {
+		// The kubelet may remove a container while its log is being
+		// followed; what it sent until then is all there is.
+		framework.Logf("%v", err)
+	}
+	return parseContainerLogs(l.logs.String())
+}
+
+// parseContainerLogs parses logs written by ExecCommand, as parseOutput does.
+func parseContainerLogs(logs string) (containerOutputList, error) {
+	var res containerOutputList
+	sc := bufio.NewScanner(strings.NewReader(logs))
+	for sc.Scan() {
+		line := logRe.ReplaceAllString(sc.Text(), "")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) < 3 {
+			return nil, fmt.Errorf("%q should have at least 3 fields", line)
+		}
+		timestamp, err := time.Parse(time.RFC3339, fields[0])
+		if err != nil {
+			return nil, fmt.Errorf("parsing the timestamp of %q: %w", line, err)
+		}
+		res = append(res, containerOutput{
+			timestamp:     timestamp,
+			containerName: fields[1],
+			command:       fields[2],
+		})
+	}
+	sort.SliceStable(res, func(i, j int) bool {
+		return res[i].timestamp.Before(res[j].timestamp)
+	})
+	return res, sc.Err()
+}
