@@ -309,7 +309,8 @@ record_result() {
 # results_table prints the README's results block: one row per file of
 # docs/results, its name (a link), its summary line, and whether the fork's
 # kubelet it names is a build of the series as they are now (the release's
-# patches and the fork's packages: series_hash) or of an earlier state.
+# patches, its files and the fork's packages: build_hash) or of an earlier
+# state.
 results_table() {
   local f name summary build release hash now
   declare -A current=()
@@ -326,7 +327,7 @@ results_table() {
       release="${build%%-sidecar-kubelet+*}" hash="${build##*+}"
       release="${release#v}"
       if [ -z "${current[$release]:-}" ]; then
-        current[$release]="$(K8S_VERSION="$release" SERIES_DIR='' bash -c 'source "$1/hack/lib.sh" && series_hash' _ "$ROOT" 2> /dev/null | cut -c1-12 || true)"
+        current[$release]="$(K8S_VERSION="$release" SERIES_DIR='' bash -c 'source "$1/hack/lib.sh" && build_hash' _ "$ROOT" 2> /dev/null | cut -c1-12 || true)"
         [ -n "${current[$release]}" ] || current[$release]="unsupported"
       fi
       if [ "${current[$release]}" = "$hash" ]; then
@@ -410,13 +411,23 @@ series_hash() {
     echo "$K8S_VERSION"
     cat "$SERIES_FILE"
     for p in $patches; do cat "$SERIES_DIR/$p"; done
-    # The files the patches name (Fork-File), as this minor has them, and
-    # the fork's own packages the series builds in: a change there is a new
-    # kubelet as much as a change of a patch.
+    # The files the patches name (Fork-File), as this minor has them.
     for p in $patches; do fork_files_of_patch "$SERIES_DIR/$p"; done | while read -r f; do
       echo "$f"
       fork_file_content "$f"
     done
+  } | sha256sum | cut -d' ' -f1
+}
+
+# build_hash is what the kubelet's version stamp names: the series
+# (series_hash, what the import applies and its stamp records) and the
+# fork's own packages under kubelet/, which the build takes from this
+# repository and which are as much the kubelet as the patches are. The
+# import ignores kubelet/, so that editing it beside unexported work in the
+# tree does not make the import refuse.
+build_hash() {
+  {
+    series_hash
     (cd "$ROOT" && find kubelet -name '*.go' ! -name '*_test.go' -type f | LC_ALL=C sort | xargs cat)
   } | sha256sum | cut -d' ' -f1
 }
@@ -514,7 +525,7 @@ write_fork_file() {
 # stamp it into a Kubernetes binary the way upstream's hack/lib/version.sh
 # does (buildDate is left to the caller: add_version_ldflag buildDate ...).
 version_stamp() {
-  VERSION="v$K8S_VERSION-sidecar-kubelet+$(series_hash | cut -c1-12)"
+  VERSION="v$K8S_VERSION-sidecar-kubelet+$(build_hash | cut -c1-12)"
   TREE_COMMIT="$(tree_git rev-parse HEAD)"
   TREE_STATUS="$(tree_git status --porcelain)"
   TREE_STATE=clean TREE_EDITS=""
