@@ -51,6 +51,10 @@ port_offset=$((CLUSTER_INSTANCE * 100))
 # config/, kubelet/, containerd/, cni/), its own cgroup parent for the pods,
 # bridge and pod subnet.
 node_settings "$CLUSTER_DIR" "/sidecar-kubelet$CLUSTER_SUFFIX" "cni-sk$CLUSTER_INSTANCE" "10.$((88 + CLUSTER_INSTANCE)).0.0/16"
+# Every component in a cpuacct cgroup of its own, /sidecar-kubelet-serve/NAME
+# (-N-serve for instance N): what bench density reads each one's CPU from,
+# containerd's shims and runc included (node.sh, SERVE_CGROUP).
+SERVE_CGROUP="$CGROUP_ROOT-serve"
 PKI_DIR="$CLUSTER_DIR/pki"
 IMAGES_DIR="$OUTPUT/images"        # every *.tar here is imported by up.sh
 ADMIN_KUBECONFIG="$CLUSTER_DIR/kubeconfig"
@@ -172,7 +176,8 @@ start_kubelet() {
   local -a cmd
   mapfile -t cmd < <(kubelet_cmd)
   fp="$(fingerprint "${cmd[@]}")"
-  if [ -z "$force" ] && proc_pid kubelet > /dev/null && [ "$(cat "$RUN_DIR/kubelet.fingerprint")" = "$fp" ]; then
+  if [ -z "$force" ] && proc_pid kubelet > /dev/null && [ "$(cat "$RUN_DIR/kubelet.fingerprint")" = "$fp" ] &&
+    in_serve_cgroup kubelet "$(proc_pid kubelet)"; then
     log "kubelet is running (pid $(proc_pid kubelet)), unchanged"
   else
     stop_proc kubelet
