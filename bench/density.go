@@ -24,9 +24,11 @@ package main
 // run). Per run it records the time from the first create to every pod
 // Ready (the API server's watch), every pod's a′ (the sidecar's /ready
 // turning 200, from the test server's log, to the app's CRI start), the
-// kubelet's and containerd's CPU time (/proc/<pid>/stat) while the pods
-// start and while they go, and the kubelet's probe counters once a second
-// (as bench probe-rate scrapes them). Every run deletes its pods and waits
+// kubelet's and containerd's CPU time (/proc/<pid>/stat) and that of every
+// group of processes serving the pods (their cgroups, density_serve.go)
+// while the pods start and while they go, the API server's requests over
+// the same windows, the host's TIME_WAIT sockets, and the kubelet's probe
+// counters once a second (as bench probe-rate scrapes them). Every run deletes its pods and waits
 // until they are gone from the API and the runtime before the next.
 
 import (
@@ -615,7 +617,9 @@ func (tw *timeWaitWatch) end() (int, error) {
 	return tw.peak, tw.err
 }
 
-// idle measures both processes with no pod of ours for span.
+// idle measures, with no pod of ours for span, what the runs subtract:
+// the kubelet's and containerd's CPU (/proc), every serve group's (its
+// cgroup) and the API server's requests.
 func (d *densityRunner) idle(ctx context.Context, span time.Duration) DensityIdle {
 	// The API server's metrics are read outside the CPU marks: their
 	// reading is work of the API server's own.

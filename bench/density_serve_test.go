@@ -424,3 +424,20 @@ func TestNodeRoomError(t *testing.T) {
 		t.Errorf("110 beside 2: %v", err)
 	}
 }
+
+func TestTimeWaitWatch(t *testing.T) {
+	tw := startTimeWaitWatch()
+	now := tw.sample()
+	peak, err := tw.end()
+	if err != nil {
+		t.Fatalf("end: %v", err)
+	}
+	if peak < now {
+		t.Errorf("peak %d below a reading of %d", peak, now)
+	}
+	// A run that stopped early ends it again in a defer: no panic, the
+	// same answer or a later one.
+	if again, err := tw.end(); err != nil || again < peak {
+		t.Errorf("end again: %d, %v; want at least %d", again, err, peak)
+	}
+}
