@@ -30,7 +30,8 @@ DEBIAN_DEPS="etcd:etcd-server runc:runc /usr/lib/cni/bridge:containernetworking-
 # the first on the same machine: instance N keeps its state in
 # _output/cluster-N and shifts every port by N*100, the pod subnet to
 # 10.(88+N).0.0/16, the service range to 10.(96+N).0.0/16, the bridge to
-# cni-skN and the cgroup root to /sidecar-kubelet-N; its containerd (root,
+# cni-skN, the cgroup root to /sidecar-kubelet-N (its components' cgroups:
+# /sidecar-kubelet-N-serve); its containerd (root,
 # state, sockets, runc root) lives in _output/cluster-N too. The node keeps
 # the machine's hostname (each API server has its own node object). Instance
 # 0 is the cluster as it always was. What two kubelets on one machine still
