@@ -24,9 +24,11 @@ package main
 // run). Per run it records the time from the first create to every pod
 // Ready (the API server's watch), every pod's a′ (the sidecar's /ready
 // turning 200, from the test server's log, to the app's CRI start), the
-// kubelet's and containerd's CPU time (/proc/<pid>/stat) while the pods
-// start and while they go, and the kubelet's probe counters once a second
-// (as bench probe-rate scrapes them). Every run deletes its pods and waits
+// kubelet's and containerd's CPU time (/proc/<pid>/stat) and that of every
+// group of processes serving the pods (their cgroups, density_serve.go)
+// while the pods start and while they go, the API server's requests over
+// the same windows, the host's TIME_WAIT sockets, and the kubelet's probe
+// counters once a second (as bench probe-rate scrapes them). Every run deletes its pods and waits
 // until they are gone from the API and the runtime before the next.
 
 import (
@@ -38,6 +40,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,6 +158,10 @@ type CPUMark struct {
 	Containerd      float64 `json:"containerd"`
 	KubeletStart    uint64  `json:"kubeletStart,omitempty"`
 	ContainerdStart uint64  `json:"containerdStart,omitempty"`
+	// Groups: the CPU seconds of each serve group (ServeGroups, by its
+	// cgroup's name) from its cpuacct cgroup; a group not read is absent,
+	// and a run of an older benchmark has none.
+	Groups map[string]float64 `json:"groups,omitempty"`
 }
 
 // DensityCPU are a run's CPU marks: the pods' start (first create → the
@@ -178,6 +185,11 @@ type DensityIdle struct {
 	// while measured, is not).
 	KubeletKnown    bool `json:"kubeletKnown"`
 	ContainerdKnown bool `json:"containerdKnown"`
+	// Groups: each serve group's CPU seconds over it, for the groups read
+	// at both ends; API: the API server's requests over it (nil: not
+	// counted).
+	Groups map[string]float64 `json:"groups,omitempty"`
+	API    *APICounts         `json:"api,omitempty"`
 }
 
 // DensityPod is one pod of a density run.
@@ -243,13 +255,18 @@ type DensityRun struct {
 	// events on 2 busy cores). LateTimes: the Ready and gone times that
 	// the list of a reopened watch recorded, late by up to the gap; a run
 	// with any is an error, a restart alone is not.
-	WatchRestarts int           `json:"watchRestarts,omitempty"`
-	LateTimes     int           `json:"lateTimes,omitempty"`
-	CPU           DensityCPU    `json:"cpu"`
-	Idle          DensityIdle   `json:"idle"`
-	Scrapes       []ProbeScrape `json:"scrapes"` // from just before the first create to every pod Ready
-	Pods          []DensityPod  `json:"pods"`
-	Error         string        `json:"error,omitempty"`
+	WatchRestarts int         `json:"watchRestarts,omitempty"`
+	LateTimes     int         `json:"lateTimes,omitempty"`
+	CPU           DensityCPU  `json:"cpu"`
+	Idle          DensityIdle `json:"idle"`
+	// API: the API server's request counts at the CPU marks (nil: not
+	// counted); TimeWait: the host's TIME_WAIT sockets (nil: not counted).
+	// Runs of older benchmarks have neither.
+	API      *DensityAPI     `json:"api,omitempty"`
+	TimeWait *DensitySockets `json:"timeWait,omitempty"`
+	Scrapes  []ProbeScrape   `json:"scrapes"` // from just before the first create to every pod Ready
+	Pods     []DensityPod    `json:"pods"`
+	Error    string          `json:"error,omitempty"`
 }
 
 // AllReadyMs is the time from the first create to the last pod Ready.
@@ -511,8 +528,12 @@ type densityRunner struct {
 	km            *kubeletMetrics
 	kubeletPID    int
 	containerdPID int
-	seed          uint64
-	readyTimeout  time.Duration
+	// serveCgroup: the cluster's serve cgroup in the cpuacct hierarchy
+	// (density_serve.go); "" reads only the kubelet and containerd from
+	// /proc, as before.
+	serveCgroup  string
+	seed         uint64
+	readyTimeout time.Duration
 }
 
 // mark reads the kubelet's and containerd's CPU time.
@@ -528,15 +549,98 @@ func (d *densityRunner) mark() CPUMark {
 			m.Containerd, m.ContainerdStart = c.Seconds, c.StartTime
 		}
 	}
+	m.Groups = readServeGroups(d.serveCgroup)
 	return m
 }
 
-// idle measures both processes with no pod of ours for span.
-func (d *densityRunner) idle(span time.Duration) DensityIdle {
+// apiCounts reads the API server's request counters; nil when it cannot
+// (the run then has no API figures, never a count of 0).
+func (d *densityRunner) apiCounts(ctx context.Context) *APICounts {
+	c, err := readAPICounts(ctx, d.cs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "  %v\n", err)
+		return nil
+	}
+	return &c
+}
+
+// timeWaitWatch reads the host's TIME_WAIT sockets once a second until
+// stopped, keeping the most it saw.
+type timeWaitWatch struct {
+	mu       sync.Mutex
+	peak     int
+	err      error
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+}
+
+func startTimeWaitWatch() *timeWaitWatch {
+	tw := &timeWaitWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(tw.done)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			tw.sample()
+			select {
+			case <-tw.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return tw
+}
+
+// sample reads the count now, keeps the peak and returns the count.
+func (tw *timeWaitWatch) sample() int {
+	n, err := readTimeWait()
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if err != nil {
+		tw.err = err
+		return 0
+	}
+	tw.peak = max(tw.peak, n)
+	return n
+}
+
+// end stops the readings and returns the peak (an error if any reading
+// failed: the peak would be a guess). It may be called more than once.
+func (tw *timeWaitWatch) end() (int, error) {
+	tw.stopOnce.Do(func() { close(tw.stop) })
+	<-tw.done
+	tw.sample()
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	return tw.peak, tw.err
+}
+
+// idle measures, with no pod of ours for span, what the runs subtract:
+// the kubelet's and containerd's CPU (/proc), every serve group's (its
+// cgroup) and the API server's requests.
+func (d *densityRunner) idle(ctx context.Context, span time.Duration) DensityIdle {
+	// The API server's metrics are read outside the CPU marks: their
+	// reading is work of the API server's own.
+	apiA := d.apiCounts(ctx)
 	a := d.mark()
 	time.Sleep(span)
 	b := d.mark()
+	apiB := d.apiCounts(ctx)
 	id := DensityIdle{Seconds: float64(b.At-a.At) / 1e9}
+	if apiA != nil && apiB != nil {
+		c := apiB.Sub(*apiA)
+		id.API = &c
+	}
+	for g, v := range b.Groups {
+		if before, ok := a.Groups[g]; ok {
+			if id.Groups == nil {
+				id.Groups = map[string]float64{}
+			}
+			id.Groups[g] = v - before
+		}
+	}
 	if a.Kubelet > 0 && b.Kubelet > 0 && a.KubeletStart == b.KubeletStart {
 		id.Kubelet, id.KubeletKnown = b.Kubelet-a.Kubelet, true
 	}
@@ -593,8 +697,16 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 		return dr, nil
 	}
 	dr.Scrapes = append(dr.Scrapes, base)
+	// The API server's counters are read before the start mark and after
+	// the ready one (and likewise around the end's window), so that their
+	// reading falls outside the CPU windows.
+	var api [4]*APICounts
+	api[0] = d.apiCounts(ctx)
+	timeWaitStart, timeWaitErr := readTimeWait()
 	dr.CPU.Start = d.mark()
 	dr.Start = time.Now().UnixNano()
+	tw := startTimeWaitWatch()
+	defer tw.end() // a run that stops early: no reader left behind
 	// Every pod at once: the client's QPS (100, burst 200) lets 100 go
 	// without waiting.
 	var wg sync.WaitGroup
@@ -656,6 +768,8 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 		fail("scrape: %v", err)
 	}
 	dr.CPU.Ready = d.mark()
+	timeWaitReady := tw.sample()
+	api[1] = d.apiCounts(ctx)
 	pw.mu.Lock()
 	for i := range dr.Pods {
 		dr.Pods[i].Ready = pw.ready[names[i]]
@@ -681,6 +795,7 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 		d.gather(&dr, pods, w.Style != "none")
 	}
 
+	api[2] = d.apiCounts(ctx)
 	dr.CPU.Delete = d.mark()
 	dr.Delete = time.Now().UnixNano()
 	sel := metav1.ListOptions{LabelSelector: densityLabel + "=true"}
@@ -698,6 +813,14 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 		return true
 	})
 	dr.CPU.Gone = d.mark()
+	api[3] = d.apiCounts(ctx)
+	timeWaitPeak, err := tw.end()
+	if timeWaitErr == nil && err == nil {
+		dr.TimeWait = &DensitySockets{Start: timeWaitStart, Ready: timeWaitReady, Peak: timeWaitPeak}
+	}
+	if api[0] != nil && api[1] != nil && api[2] != nil && api[3] != nil {
+		dr.API = &DensityAPI{Start: *api[0], Ready: *api[1], Delete: *api[2], Gone: *api[3]}
+	}
 	pw.mu.Lock()
 	for i := range dr.Pods {
 		dr.Pods[i].Gone = pw.gone[names[i]]
@@ -782,6 +905,46 @@ func (d *densityRunner) waitNodeClear(ctx context.Context, timeout time.Duration
 	}
 }
 
+// checkNodeRoom makes sure the node takes n more pods: its allocatable
+// pods (the kubelet's maxPods, 110 by default) less the pods already bound
+// to it and not finished. A run past it would leave pods Pending and time
+// out, long after the cause could be seen.
+func checkNodeRoom(ctx context.Context, cs kubernetes.Interface, n int) error {
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	if len(nodes.Items) != 1 {
+		return fmt.Errorf("the cluster has %d nodes: the density runs want one", len(nodes.Items))
+	}
+	node := nodes.Items[0]
+	room := node.Status.Allocatable.Pods().Value()
+	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node.Name})
+	if err != nil {
+		return err
+	}
+	return nodeRoomError(node.Name, room, pods.Items, n)
+}
+
+// nodeRoomError says why a node of room allocatable pods, running pods,
+// cannot take n more (nil when it can).
+func nodeRoomError(node string, room int64, pods []v1.Pod, n int) error {
+	var busy []string
+	for _, p := range pods {
+		if p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
+			busy = append(busy, p.Namespace+"/"+p.Name)
+		}
+	}
+	if int64(n+len(busy)) <= room {
+		return nil
+	}
+	sort.Strings(busy)
+	if len(busy) > 5 {
+		busy = append(busy[:5], "...")
+	}
+	return fmt.Errorf("node %s takes %d pods (its maxPods) and runs %d (%s): no room for %d at once", node, room, len(busy), strings.Join(busy, ", "), n)
+}
+
 func densityCmd(args []string) error {
 	fs := flag.NewFlagSet("density", flag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig of the cluster")
@@ -790,6 +953,7 @@ func densityCmd(args []string) error {
 	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT)")
 	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc")
 	containerdPID := fs.Int("containerd-pid", 0, "containerd's pid: its CPU time from /proc (0: not measured)")
+	serveCgroup := fs.String("serve-cgroup", "", "the cluster's serve cgroup in the cpuacct hierarchy (hack/cluster/node.sh, serve_cgroup_dir): the CPU of the kubelet, containerd with its shims and runc, the API server and etcd, each from its own cgroup (empty: only the kubelet's and containerd's own CPU, from /proc)")
 	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go), all of the running kubelet (its goals compare fork/annotated, fork/native-wait-ready, fork/poststart, fork/no-sidecars and upstream/native-startup)")
 	counts := fs.String("n", "10,30", "pods created at once, a comma-separated list (\"0\": none)")
 	runs := fs.Int("runs", 3, "runs of every way at every N")
@@ -818,9 +982,18 @@ func densityCmd(args []string) error {
 	if err != nil {
 		return fmt.Errorf("density: %v", err)
 	}
+	if *serveCgroup != "" {
+		if err := checkServeCgroup(*serveCgroup, map[string]int{"kubelet": *kubeletPID, "containerd": *containerdPID}); err != nil {
+			return fmt.Errorf("density: %v", err)
+		}
+	}
 	cfg, cs, err := newAPIClient(*kubeconfig)
 	if err != nil {
 		return err
+	}
+	ctx := context.Background()
+	if err := checkNodeRoom(ctx, cs, slices.Max(ns)); err != nil {
+		return fmt.Errorf("density: %v", err)
 	}
 	km, err := newKubeletMetrics(cfg, *kubeletURL)
 	if err != nil {
@@ -836,7 +1009,6 @@ func densityCmd(args []string) error {
 		return err
 	}
 	defer f.Close()
-	ctx := context.Background()
 	rt := runtimeapi.NewRuntimeServiceClient(conn)
 	// bench run's recorder, without its poller: the pods are read once,
 	// while they all run, not followed every 50 ms (that would load the
@@ -847,14 +1019,14 @@ func densityCmd(args []string) error {
 		return err
 	}
 	d := &densityRunner{cs: cs, rec: rec, km: km, kubeletPID: *kubeletPID, containerdPID: *containerdPID,
-		seed: *seed, readyTimeout: *readyTimeout}
+		serveCgroup: *serveCgroup, seed: *seed, readyTimeout: *readyTimeout}
 	// The first pods after a kubelet restart see slow probes and
 	// networking: a run of a few pods that is not kept.
 	if _, err := d.measure(ctx, ways[0], min(5, ns[0]), -1, DensityIdle{}); err != nil {
 		return fmt.Errorf("density: the warm-up run: %v", err)
 	}
 	time.Sleep(*settle + time.Second)
-	idle := d.idle(*idleSpan)
+	idle := d.idle(ctx, *idleSpan)
 	fmt.Fprintf(os.Stderr, "  idle for %.1f s: kubelet %.2f s of CPU, containerd %.2f s\n", idle.Seconds, idle.Kubelet, idle.Containerd)
 	// The ways take turns within each N and run, so that a drift of the
 	// machine's load over the runs touches every way alike.
@@ -890,7 +1062,16 @@ func densityRunLine(dr DensityRun) string {
 	ap := append([]float64(nil), dr.APrimes()...)
 	sort.Float64s(ap)
 	line := fmt.Sprintf("%s all Ready after %.1f s, a′ p50 %s ms, kubelet %s ms/pod above idle, containerd %s",
-		head, all/1000, fmtMS(Percentile(ap, 50)), fmtMS(dr.KubeletPerPodMs()), fmtMS(dr.ContainerdPerPodMs()))
+		head, all/1000, fmtMS(Percentile(ap, 50)), fmtMS(dr.KubeletFigureMs()), fmtMS(dr.ContainerdPerPodMs()))
+	if node := dr.NodePerPodMs(); !math.IsNaN(node) {
+		line += fmt.Sprintf(" (with its shims and runc %s), the node %s", fmtMS(dr.GroupPerPodMs("containerd")), fmtMS(node))
+	}
+	if tw := dr.TimeWait; tw != nil {
+		line += fmt.Sprintf(", TIME_WAIT %d at Ready, peak %d", tw.Ready, tw.Peak)
+	}
+	if api, ok := dr.APIPerPod(); ok {
+		line += fmt.Sprintf(", %.1f API requests/pod", api.All)
+	}
 	if r, err := dr.ProbeRates(); err == nil {
 		line += fmt.Sprintf(", probe runs %.0f/s (%.0f extra, peak %.0f/s)", r.Runs, r.Extra, r.PeakExtra)
 	}

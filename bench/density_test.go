@@ -375,6 +375,15 @@ func TestSummarizeDensity(t *testing.T) {
 
 	got := SummarizeDensity(runs)
 	nan := math.NaN()
+	// Runs of the benchmark before the serve cgroups (testDensityRun has
+	// none): every figure of the whole node unknown, never 0.
+	notMeasured := func(s DensitySummary) DensitySummary {
+		s.GroupPerPod = [len(ServeGroups)]float64{nan, nan, nan, nan}
+		s.NodePerPod, s.NodePerPodMin, s.NodePerPodMax = nan, nan, nan
+		s.TimeWaitReady, s.TimeWaitPeak = nan, nan
+		s.APIAll, s.APIEventCreates, s.APIPodStatus = nan, nan, nan
+		return s
+	}
 	want := []DensitySummary{
 		{Way: "fork/annotated", Kubelet: "fork", N: 10, Runs: 3, Failed: 1, Errors: []string{"run 3: 3 of 10 pods Ready after 4m0s"},
 			AllReadyMs: []float64{2000, 3000, 2500}, AllReadyP50: 2500, AllReadyMin: 2000, AllReadyMax: 3000,
@@ -393,6 +402,9 @@ func TestSummarizeDensity(t *testing.T) {
 			KubeletPerPod: 40, KubeletPerPodMin: 40, KubeletPerPodMax: 40, ContainerdPerPod: nan,
 			Periodic: 10, RatesKnown: true, Tightest: Window{Seconds: 1}, ExtraRatesKnown: true},
 	}
+	for i := range want {
+		want[i] = notMeasured(want[i])
+	}
 	// The a′ parts: TestDensityAPrimeParts.
 	parts := cmpopts.IgnoreFields(DensitySummary{}, "APrimeParts", "APrimePartP50", "APrimePartP95")
 	if diff := cmp.Diff(want, got, parts, cmpopts.EquateNaNs(), cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
@@ -401,15 +413,27 @@ func TestSummarizeDensity(t *testing.T) {
 
 	var b strings.Builder
 	DensityTable(&b, got)
-	wantTable := "| way | pods | runs | all Ready, p50 s (range) | a′ p50 / p95 ms (pods) | kubelet CPU ms/pod above idle | containerd CPU ms/pod above idle | probe runs/s: periodic + extra | extra runs/s, peak | held back/s |\n" +
-		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
-		"| `fork/annotated` | 10 | 3 (1 failed) | 2.50 (2.00–3.00) | 110 / 130 (4) | 60.0 | — | 10 + 110 | 190 | 0 |\n" +
-		"| `fork/annotated` | 30 | 1 | 3.00 (3.00–3.00) | 100 / 300 (2) | 70.0 | — | 30 + 150 | 150 | 0 |\n" +
-		"| `fork/no-sidecars` | 10 | 1 | 2.00 (2.00–2.00) | — | 40.0 | — | 10 + 0 | 0 | 0 |\n" +
+	wantTable := "| way | pods | runs | all Ready, p50 s (range) | a′ p50 / p95 ms (pods) | probe runs/s: periodic + extra | extra runs/s, peak | held back/s |\n" +
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| `fork/annotated` | 10 | 3 (1 failed) | 2.50 (2.00–3.00) | 110 / 130 (4) | 10 + 110 | 190 | 0 |\n" +
+		"| `fork/annotated` | 30 | 1 | 3.00 (3.00–3.00) | 100 / 300 (2) | 30 + 150 | 150 | 0 |\n" +
+		"| `fork/no-sidecars` | 10 | 1 | 2.00 (2.00–2.00) | — | 10 + 0 | 0 | 0 |\n" +
 		"\nFailed runs (left out of the figures, but not of the extra runs' peak):\n\n" +
 		"- `fork/annotated`, 10 pods, run 3: 3 of 10 pods Ready after 4m0s\n"
 	if diff := cmp.Diff(wantTable, b.String()); diff != "" {
 		t.Errorf("DensityTable (-want +got):\n%s", diff)
+	}
+	// The node's table of such runs: the kubelet's own process from /proc,
+	// containerd's daemon alone in brackets, nothing else measured.
+	b.Reset()
+	DensityNodeTable(&b, got)
+	wantNode := "| way | pods | kubelet | containerd + shims + runc | kube-apiserver | etcd | node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all |\n" +
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| `fork/annotated` | 10 | 60.0 | — | — | — | — | — / — | — |\n" +
+		"| `fork/annotated` | 30 | 70.0 | — | — | — | — | — / — | — |\n" +
+		"| `fork/no-sidecars` | 10 | 40.0 | — | — | — | — | — / — | — |\n"
+	if diff := cmp.Diff(wantNode, b.String()); diff != "" {
+		t.Errorf("DensityNodeTable (-want +got):\n%s", diff)
 	}
 
 	// The JSON holds no NaN: unknown figures are null.
@@ -459,7 +483,8 @@ func TestDensityGoals(t *testing.T) {
 			tightest = long
 		}
 		return DensitySummary{Way: way, N: n, Runs: 3, AllReadyP50: readyS * 1000, KubeletPerPod: cpuMs,
-			MaxMeanExtra: meanExtra, PeakExtra: peakExtra, Tightest: tightest, ExtraRatesKnown: true}
+			MaxMeanExtra: meanExtra, PeakExtra: peakExtra, Tightest: tightest, ExtraRatesKnown: true,
+			NodePerPod: math.NaN(), APrimeP95: math.NaN()} // judged in TestDensityGoalsWholeNode
 	}
 	nan := math.NaN()
 	tests := []struct {
@@ -477,8 +502,10 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/annotated: yes: 55.0 ms at 100 pods (`fork/no-sidecars` 50.0), 60.0 ms at 10 pods",
+			"fork/annotated: —: —",
 			"fork/annotated: yes: mean ≤ 200/s, peak 220/s; tightest window 220 in 1.00 s (the bound: 220) (100 pods)",
 			"fork/annotated: yes: 9.00 s at 100 pods (`fork/poststart` 9.50 s, `upstream/native-startup` 9.00 s)",
+			"fork/annotated: —: —",
 		},
 	}, {
 		name: "each missed",
@@ -490,8 +517,10 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/native-wait-ready: no: 45.0 ms at 30 pods (`fork/no-sidecars` 40.0), 40.0 ms at 10 pods",
+			"fork/native-wait-ready: —: —",
 			"fork/native-wait-ready: no: mean ≤ 201/s, peak 180/s; tightest window 6030 in 30.00 s (the bound: 6020) (30 pods)",
 			"fork/native-wait-ready: no: 7.00 s at 30 pods (`fork/poststart` 6.90 s)",
+			"fork/native-wait-ready: —: —",
 		},
 	}, {
 		name: "CPU over 1.25× no sidecars; a second over the burst",
@@ -501,11 +530,13 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/annotated: no: 51.0 ms at 30 pods (`fork/no-sidecars` 40.0)",
+			"fork/annotated: —: —",
 			"fork/annotated: no: mean ≤ 100/s, peak 221/s; tightest window 221 in 1.00 s (the bound: 220) (30 pods)",
 			"fork/annotated: —: —", // no rival ran
+			"fork/annotated: —: —",
 		},
 	}, {
-		name: "the largest N the rivals share is judged; no CPU figure at all",
+		name: "only the counts a rival ran at are judged; no CPU figure at all",
 		sums: []DensitySummary{
 			sum("fork/annotated", 10, 3, nan, 0, 0),
 			sum("fork/annotated", 30, 7, nan, 0, 0),
@@ -513,8 +544,10 @@ func TestDensityGoals(t *testing.T) {
 		},
 		want: []string{
 			"fork/annotated: —: —",
+			"fork/annotated: —: —",
 			"fork/annotated: yes: mean ≤ 0/s, peak 0/s; tightest window 0 in 1.00 s (the bound: 220) (30 pods)",
 			"fork/annotated: yes: 3.00 s at 10 pods (`upstream/native-startup` 3.50 s)",
+			"fork/annotated: —: —",
 		},
 	}, {
 		name: "both fork ways, grouped by goal; equal figures as shown meet the goal",
@@ -529,10 +562,14 @@ func TestDensityGoals(t *testing.T) {
 		want: []string{
 			"fork/annotated: yes: 53.0 ms at 30 pods (`fork/no-sidecars` 42.4), 53.0 ms at 10 pods",
 			"fork/native-wait-ready: yes: 53.0 ms at 30 pods (`fork/no-sidecars` 42.4), 53.0 ms at 10 pods",
+			"fork/annotated: —: —",
+			"fork/native-wait-ready: —: —",
 			"fork/annotated: yes: mean ≤ 100/s, peak 150/s; tightest window 150 in 1.00 s (the bound: 220) (30 pods)",
 			"fork/native-wait-ready: yes: mean ≤ 200/s, peak 220/s; tightest window 220 in 1.00 s (the bound: 220) (30 pods)",
 			"fork/annotated: yes: 7.00 s at 30 pods (`fork/poststart` 7.00 s)",
 			"fork/native-wait-ready: yes: 7.00 s at 30 pods (`fork/poststart` 7.00 s)",
+			"fork/annotated: —: —",
+			"fork/native-wait-ready: —: —",
 		},
 	}, {
 		name: "no fork way ran: nothing to judge",

@@ -21,7 +21,6 @@ package main
 // ("Probe failed" lines, at --v=1 and up) and /proc/<pid>/stat.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -86,28 +85,9 @@ type probeKey struct{ pod, container, probeType string }
 // by pod, container and probe type.
 func ParseProbeMetrics(r io.Reader, namespace string) (map[probeKey]*ProbeCount, error) {
 	out := map[probeKey]*ProbeCount{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, "prober_probe_total{")
-		if !ok {
-			continue
-		}
-		end := strings.LastIndex(rest, "}")
-		if end < 0 {
-			return nil, fmt.Errorf("prober_probe_total: no closing brace in %q", line)
-		}
-		labels, err := parseLabels(rest[:end])
-		if err != nil {
-			return nil, fmt.Errorf("%q: %v", line, err)
-		}
-		value, err := strconv.ParseFloat(strings.Fields(rest[end+1:] + " x")[0], 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %v", line, err)
-		}
+	err := forEachCounter(r, "prober_probe_total", func(labels map[string]string, value float64) {
 		if labels["namespace"] != namespace {
-			continue
+			return
 		}
 		k := probeKey{labels["pod"], labels["container"], labels["probe_type"]}
 		pc := out[k]
@@ -123,8 +103,11 @@ func ParseProbeMetrics(r io.Reader, namespace string) (map[probeKey]*ProbeCount,
 		default:
 			pc.Unknown += int(value)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // parseLabels parses a Prometheus label set: name="value",... (values are

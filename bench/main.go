@@ -412,6 +412,7 @@ func densitySection(md *strings.Builder, dir string, runs []DensityRun, sums []D
 		md.WriteString("\n" + l + "\n")
 	}
 	md.WriteString("\n")
+	DensityNodeSection(md, sums)
 	DensityAPrimeSplit(md, sums)
 	js, err := densityJSON(runs, sums)
 	if err != nil {

@@ -14,8 +14,12 @@
 #      per second (periodic and extra) while they all wait
 #   5. then bench density: for each N of BENCH_DENSITY, N pods at once, each
 #      with one sidecar its app waits for (ready after 0.5 to 3 s): the time
-#      to all Ready, a', the kubelet's and containerd's CPU per pod, the
-#      probe runs per second; every run's pods gone before the next
+#      to all Ready, a', the probe runs per second, and what the whole node
+#      spends per pod: the CPU of the kubelet, containerd with its shims and
+#      runc, kube-apiserver and etcd (each from the cpuacct cgroup up.sh
+#      starts it in, SERVE_CGROUP in hack/cluster/lib.sh), the host's
+#      TIME_WAIT sockets and the API server's requests; every run's pods
+#      gone before the next
 #   6. BenchmarkComputePodActions, both trees, runs interleaved
 #   7. bench report: report.md, goals.md, samples.json, probe-rates.json,
 #      density.json, timeline-*.svg, aprime.svg, density-*.svg
@@ -48,8 +52,10 @@
 #                    (default fork/annotated, fork/native-wait-ready,
 #                    fork/no-sidecars, upstream/native-startup)
 #   BENCH_DENSITY=N,...  pods created at once in the density runs (default
-#                    10,30; 10,30,100 is the full list; 0 or empty skips
-#                    them). Each way runs BENCH_DENSITY_RUNS times (default
+#                    10,30; 10,30,100,110 is the full list: 110 is the
+#                    node's maxPods, the kubelet's default, and the local
+#                    cluster runs no other pod; bench density refuses an N
+#                    the node has no room for; 0 or empty skips them). Each way runs BENCH_DENSITY_RUNS times (default
 #                    3) at each N, the ways taking turns; the default list
 #                    adds about 8 minutes on 2 cores (30 runs of 10 or 30
 #                    pods, each the pods' start, their deletion and 2 s for
@@ -273,14 +279,22 @@ probe_rate() { # WAYS
     -kubelet-pid "$pid" -ways "$1" -pods "$rate_pods" -out "$rates"
 }
 # The density runs read the CRI (the containers' start times), the pods'
-# logs (the sidecars' ready times) and both processes' CPU time.
+# logs (the sidecars' ready times), the kubelet's and containerd's CPU time
+# and, when the components run in their serve cgroups (a cluster started by
+# an older up.sh does not: make up restarts them there), every serving
+# group's CPU from those.
 run_density() { # WAYS
-  local kubelet_pid containerd_pid
+  local kubelet_pid containerd_pid serve_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   containerd_pid="$(proc_pid containerd)" || die "containerd is not running"
+  if serve_cgroup_dir > /dev/null && in_serve_cgroup containerd "$containerd_pid"; then
+    serve_args=(-serve-cgroup "$(serve_cgroup_dir)")
+  else
+    log "containerd runs outside a serve cgroup: the density runs measure the kubelet and containerd's daemon alone (make up puts them in)"
+  fi
   log "density runs with $density pods at once, $density_runs runs: $1"
   "$work/bench" density -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
-    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" \
+    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" "${serve_args[@]}" \
     -ways "$1" -n "$density" -runs "$density_runs" -seed "$density_seed" -out "$densities"
 }
 if [ -n "$fork_ways$fork_rate_ways$fork_density_ways" ]; then

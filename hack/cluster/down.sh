@@ -2,9 +2,10 @@
 # Take the local cluster of hack/cluster/up.sh down and leave nothing behind:
 # the pods' containers and sandboxes (removed through the CRI, so their
 # networks are torn down), every process it started (by pid), every mount
-# under _output/cluster, the CNI bridge, the pods' cgroups, the kubelet's
-# iptables chains and device-plugin socket (if it added them), and the cluster's
-# state (etcd data, certificates, containerd and kubelet folders). The logs
+# under _output/cluster, the CNI bridge, the pods' cgroups and the
+# components' (SERVE_CGROUP in lib.sh), the kubelet's iptables chains and
+# device-plugin socket (if it added them), and the cluster's state (etcd
+# data, certificates, containerd and kubelet folders). The logs
 # stay in _output/cluster/logs until the next `make up` (then logs.prev).
 # Safe to run when nothing is up.
 set -euo pipefail
@@ -28,7 +29,8 @@ stop_proc etcd
 
 # Anything that still runs for us: containerd's shims (by their binary and
 # our containerd's address, which another instance's shims do not have) and
-# the processes in our pods' cgroups. There should be none.
+# the processes in our pods' cgroups and in our components' (serve) cgroups.
+# There should be none.
 leftovers() {
   local p exe
   for p in /proc/[0-9]*; do
@@ -38,6 +40,7 @@ leftovers() {
     echo "${p#/proc/}"
   done
   pod_cgroup_pids
+  serve_cgroup_pids
 }
 kill_leftovers
 

@@ -30,7 +30,8 @@ DEBIAN_DEPS="etcd:etcd-server runc:runc /usr/lib/cni/bridge:containernetworking-
 # the first on the same machine: instance N keeps its state in
 # _output/cluster-N and shifts every port by N*100, the pod subnet to
 # 10.(88+N).0.0/16, the service range to 10.(96+N).0.0/16, the bridge to
-# cni-skN and the cgroup root to /sidecar-kubelet-N; its containerd (root,
+# cni-skN, the cgroup root to /sidecar-kubelet-N (its components' cgroups:
+# /sidecar-kubelet-N-serve); its containerd (root,
 # state, sockets, runc root) lives in _output/cluster-N too. The node keeps
 # the machine's hostname (each API server has its own node object). Instance
 # 0 is the cluster as it always was. What two kubelets on one machine still
@@ -51,6 +52,10 @@ port_offset=$((CLUSTER_INSTANCE * 100))
 # config/, kubelet/, containerd/, cni/), its own cgroup parent for the pods,
 # bridge and pod subnet.
 node_settings "$CLUSTER_DIR" "/sidecar-kubelet$CLUSTER_SUFFIX" "cni-sk$CLUSTER_INSTANCE" "10.$((88 + CLUSTER_INSTANCE)).0.0/16"
+# Every component in a cpuacct cgroup of its own, /sidecar-kubelet-serve/NAME
+# (-N-serve for instance N): what bench density reads each one's CPU from,
+# containerd's shims and runc included (node.sh, SERVE_CGROUP).
+SERVE_CGROUP="$CGROUP_ROOT-serve"
 PKI_DIR="$CLUSTER_DIR/pki"
 IMAGES_DIR="$OUTPUT/images"        # every *.tar here is imported by up.sh
 ADMIN_KUBECONFIG="$CLUSTER_DIR/kubeconfig"
@@ -172,7 +177,8 @@ start_kubelet() {
   local -a cmd
   mapfile -t cmd < <(kubelet_cmd)
   fp="$(fingerprint "${cmd[@]}")"
-  if [ -z "$force" ] && proc_pid kubelet > /dev/null && [ "$(cat "$RUN_DIR/kubelet.fingerprint")" = "$fp" ]; then
+  if [ -z "$force" ] && proc_pid kubelet > /dev/null && [ "$(cat "$RUN_DIR/kubelet.fingerprint")" = "$fp" ] &&
+    in_serve_cgroup kubelet "$(proc_pid kubelet)"; then
     log "kubelet is running (pid $(proc_pid kubelet)), unchanged"
   else
     stop_proc kubelet

@@ -19,6 +19,48 @@ node_settings() {
   CONF_DIR="$NODE_DIR/config"
   CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
   KUBELET_ROOT="$NODE_DIR/kubelet"
+  SERVE_CGROUP=""
+}
+
+# SERVE_CGROUP (empty unless the caller sets it after node_settings) is a
+# cgroup, beside the pods' $CGROUP_ROOT and named like it, in which
+# start_proc starts every process it starts in a cgroup of its own,
+# $SERVE_CGROUP/NAME, in the cpuacct hierarchy only (cgroup v1; nothing
+# else about them changes: cpu shares, memory, cpuset stay the machine's).
+# Children start in their parent's cgroup, so containerd's holds its shims
+# and what they run (runc, CNI plugins) too, and cpuacct.usage keeps the
+# CPU of the processes that exited: bench density reads what a pod costs
+# each of them there (bench/density_serve.go). The kubelet and runc put
+# the pods' containers into $CGROUP_ROOT by absolute paths, whatever
+# cgroup they run in themselves.
+#
+# serve_cgroup_dir prints the folder of $SERVE_CGROUP in the cpuacct
+# hierarchy, or fails: no SERVE_CGROUP, or no cgroup v1 cpuacct hierarchy
+# (a cgroup v2 machine; the processes then stay where they are).
+serve_cgroup_dir() {
+  local h
+  [ -n "${SERVE_CGROUP:-}" ] || return 1
+  h="$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpuacct(,|$)/ {print $2; exit}' /proc/self/mounts)"
+  [ -n "$h" ] || return 1
+  echo "$h$SERVE_CGROUP"
+}
+
+# in_serve_cgroup NAME PID succeeds when PID runs in NAME's serve cgroup,
+# or when there is none to run in (a process started before SERVE_CGROUP
+# was set fails: the callers restart it there).
+in_serve_cgroup() {
+  serve_cgroup_dir > /dev/null || return 0
+  [ "$(awk -F: '$2 ~ /(^|,)cpuacct(,|$)/ {print $3}' "/proc/$2/cgroup" 2> /dev/null)" = "$SERVE_CGROUP/$1" ]
+}
+
+# serve_cgroup_pids prints the processes in the serve cgroups, for the
+# callers' leftovers: once the node's processes are stopped by pid, what is
+# left there is theirs (a shim, a runc).
+serve_cgroup_pids() {
+  local d
+  d="$(serve_cgroup_dir)" || return 0
+  [ -d "$d" ] && find "$d" -name cgroup.procs -exec cat {} + 2> /dev/null
+  return 0
 }
 
 # The kubelet binary the node runs: KUBELET_BIN=path (e.g.
@@ -68,10 +110,21 @@ start_proc() {
   shift 2
   mkdir -p "$RUN_DIR" "$LOG_DIR"
   printf '\n==== %s start: %s\n' "$(date -u +%FT%TZ)" "$*" >> "$LOG_DIR/$name.log"
-  # Run by a non-interactive shell, setsid is not a process group leader, so
-  # it calls setsid(2) and execs CMD in place: $! is CMD's pid.
-  # It must not inherit the lock (fd 9, see cluster_lock).
-  setsid "$@" >> "$LOG_DIR/$name.log" 2>&1 < /dev/null 9>&- &
+  local cgroup=""
+  if cgroup="$(serve_cgroup_dir)"; then
+    cgroup+="/$name"
+    mkdir -p "$cgroup"
+  fi
+  # Run by a non-interactive shell, the subshell and then setsid are not
+  # process group leaders, so setsid calls setsid(2) and execs CMD in
+  # place: $! is CMD's pid. The subshell moves itself into the serve cgroup
+  # first, so that CMD and all it starts are in it from their first
+  # instruction. It must not inherit the lock (fd 9, see cluster_lock).
+  (
+    exec >> "$LOG_DIR/$name.log" 2>&1 < /dev/null 9>&-
+    [ -z "$cgroup" ] || echo "$BASHPID" > "$cgroup/cgroup.procs" || echo "cannot start $name in the cgroup $cgroup"
+    exec setsid "$@"
+  ) &
   local pid=$!
   echo "$pid" > "$RUN_DIR/$name.pid"
   echo "$1" > "$RUN_DIR/$name.exe"
@@ -239,7 +292,8 @@ pod_cgroup_pids() {
 }
 
 # node_teardown cleans what a node leaves on the machine once its processes
-# are gone: every mount under $NODE_DIR, the bridge, the pods' cgroups, the
+# are gone: every mount under $NODE_DIR, the bridge, the pods' and the
+# processes' (serve) cgroups, the
 # kubelet's iptables chains and device-plugin socket (if it added them) and
 # stale shim sockets. Fails if mounts are left under $NODE_DIR (the caller
 # must then not delete the folder), after doing the rest all the same.
@@ -254,6 +308,9 @@ node_teardown() {
     [ -d "$h" ] || continue
     find "$h" -depth -type d -exec rmdir {} + 2> /dev/null || log "cannot remove the cgroups under $h"
   done
+  if h="$(serve_cgroup_dir)" && [ -d "$h" ]; then
+    find "$h" -depth -type d -exec rmdir {} + 2> /dev/null || log "cannot remove the serve cgroups under $h"
+  fi
   clean_host_state
   rm -f "$RUN_DIR/host-state"
   # The shims' sockets live in the fixed /run/containerd/s. A shim that exits

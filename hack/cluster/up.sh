@@ -145,18 +145,22 @@ make_cgroup_root
 
 # --- components ----------------------------------------------------------------------------
 # ensure NAME HEALTH-CHECK TIMEOUT CMD... leaves NAME alone when it runs with
-# this exact command line (binaries and files named in it included) and is
-# healthy; otherwise (re)starts it. Returns once it is healthy.
+# this exact command line (binaries and files named in it included), in its
+# serve cgroup (hack/cluster/lib.sh, SERVE_CGROUP) and is healthy; otherwise
+# (re)starts it. Returns once it is healthy.
 ensure() {
   local name="$1" health="$2" timeout="$3" fp pid
   shift 3
   fp="$(fingerprint "$@")"
   if pid="$(proc_pid "$name")" && [ "$(cat "$RUN_DIR/$name.fingerprint" 2> /dev/null)" = "$fp" ]; then
-    if wait_for "$name to be healthy" "$timeout" "$health"; then
+    if ! in_serve_cgroup "$name" "$pid"; then
+      log "$name (pid $pid) runs outside its cgroup $SERVE_CGROUP/$name: restarting it there"
+    elif wait_for "$name to be healthy" "$timeout" "$health"; then
       log "$name is running (pid $pid), unchanged"
       return 0
+    else
+      log "$name (pid $pid) is not healthy: restarting it"
     fi
-    log "$name (pid $pid) is not healthy: restarting it"
   fi
   stop_proc "$name"
   start_proc "$name" "$fp" "$@"
