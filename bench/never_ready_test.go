@@ -199,51 +199,56 @@ func TestLateAPrimes(t *testing.T) {
 }
 
 func TestNeverReadyGoals(t *testing.T) {
-	prompt := steadyNeverReadyRun("fork/native-wait-ready-p10", 1.5, 0.5)
+	const goal = "never-ready sidecars: extra checks from 10 s to 60 s of their life ≤ 1/s each; " +
+		"meanwhile sidecars turning ready late: a′ (/ready 200 → app start) p95 ≤ 250 ms"
+	prompt := steadyNeverReadyRun("fork/native-wait-ready-p10", 1, 1)
 	prompt.Pods[2].Containers[1].Started = neverReadyT0 + 15200*int64(time.Millisecond) // a′ 200 ms
+	uneven := steadyNeverReadyRun("fork/annotated-p10", 1.5, 0.5)
 	upstream := steadyNeverReadyRun("upstream/native-startup", 0, 0)
 	upstream.Pods[2].Containers[1].Started = neverReadyT0 + 15800*int64(time.Millisecond)
-	got := NeverReadyGoals([]NeverReadyRun{
-		steadyNeverReadyRun("fork/annotated-p10", 1, 1),
-		upstream,
-		prompt,
-		{Way: "fork/annotated", Kubelet: "fork", Error: "3 of 13 sidecars running after 3m0s"},
-	})
-	var lines []string
-	for _, v := range got {
-		lines = append(lines, v.Way+": "+v.Met+" — "+v.Figure)
-	}
-	want := []string{
-		"fork/annotated-p10: yes — 1.00/s per waiting sidecar (105 extra runs in 105 sidecar-seconds, at most 108), 2 never ready; the busiest 1.10/s of all its runs (at most 1.14)",
-		"fork/native-wait-ready-p10: no — 1.00/s per waiting sidecar (105 extra runs in 105 sidecar-seconds, at most 108), 2 never ready; the busiest 1.60/s of all its runs (at most 1.14)",
-		"fork/annotated: — — error: 3 of 13 sidecars running after 3m0s",
-		"fork/annotated-p10: no — p95 400 ms, each 400 (ready after 15 s); p95 `upstream/native-startup` 800 ms",
-		"fork/native-wait-ready-p10: yes — p95 200 ms, each 200 (ready after 15 s); p95 `upstream/native-startup` 800 ms",
-		"fork/annotated: — — error: 3 of 13 sidecars running after 3m0s",
-	}
-	if diff := cmp.Diff(want, lines); diff != "" {
-		t.Errorf("verdicts (-want +got):\n%s", diff)
-	}
-	if !strings.HasPrefix(got[0].Goal, "never-ready sidecars: extra checks from 10 s to 60 s of their life ≤ 1/s each") ||
-		got[3].Goal != "sidecars turning ready late meanwhile: a′ (/ready 200 → app start) p95 ≤ 250 ms" {
-		t.Errorf("goals %q, %q", got[0].Goal, got[3].Goal)
-	}
-
-	// Without a run of the fork's (none, or only upstream's): not measured,
-	// no figure.
-	for _, runs := range [][]NeverReadyRun{nil, {upstream}} {
-		got = NeverReadyGoals(runs)
-		lines = nil
-		for _, v := range got {
-			lines = append(lines, v.Way+": "+v.Met+" — "+v.Figure)
-		}
-		want = []string{
-			"fork/annotated-p10: — — not measured", "fork/native-wait-ready-p10: — — not measured",
-			"fork/annotated-p10: — — not measured", "fork/native-wait-ready-p10: — — not measured",
-		}
-		if diff := cmp.Diff(want, lines); diff != "" {
-			t.Errorf("%d runs: verdicts (-want +got):\n%s", len(runs), diff)
-		}
+	const checks = "1.00/s per waiting sidecar (105 extra runs in 105 sidecar-seconds, at most 108; 2 never ready), the busiest"
+	tests := []struct {
+		name string
+		runs []NeverReadyRun
+		want RateVerdict
+	}{{
+		name: "both met",
+		runs: []NeverReadyRun{upstream, prompt},
+		want: RateVerdict{Goal: goal, Way: "fork/native-wait-ready-p10",
+			Figure: "`fork/native-wait-ready-p10` " + checks + " 1.10/s of all its runs (at most 1.14), a′ p95 200 ms (each 200, ready after 15 s); " +
+				"a′ p95 `upstream/native-startup` 800 ms",
+			Met: "yes"},
+	}, {
+		// The fork checks a sidecar once a second from 10 s on: a late
+		// one's a′ of 400 ms misses; one sidecar checked 1.5 times a
+		// second misses the other half.
+		name: "a′ missed, and one busy sidecar",
+		runs: []NeverReadyRun{steadyNeverReadyRun("fork/annotated-p10", 1, 1), uneven},
+		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/annotated-p10",
+			Figure: "`fork/annotated-p10` " + checks + " 1.10/s of all its runs (at most 1.14), a′ p95 400 ms (each 400, ready after 15 s); " +
+				"`fork/annotated-p10` " + checks + " 1.60/s of all its runs (at most 1.14), a′ p95 400 ms (each 400, ready after 15 s)",
+			Met: "no: `fork/annotated-p10`'s a′, `fork/annotated-p10`'s checks, `fork/annotated-p10`'s a′"},
+	}, {
+		name: "a failed run",
+		runs: []NeverReadyRun{{Way: "fork/annotated", Kubelet: "fork", Error: "3 of 13 sidecars running after 3m0s"}},
+		want: RateVerdict{Goal: goal, Way: "fork/annotated", Figure: "`fork/annotated` error: 3 of 13 sidecars running after 3m0s",
+			Met: "no: `fork/annotated`'s checks, `fork/annotated`'s a′"},
+	}, {
+		// Without a run of the fork's (none, or only upstream's): not
+		// measured, no figure.
+		name: "not measured",
+		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/native-wait-ready-p10", Figure: "not measured", Met: "—"},
+	}, {
+		name: "only upstream's",
+		runs: []NeverReadyRun{upstream},
+		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/native-wait-ready-p10", Figure: "not measured", Met: "—"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff([]RateVerdict{tt.want}, NeverReadyGoals(tt.runs)); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
