@@ -155,9 +155,11 @@ func (s ChainStep) Kubelet() float64 { return ms(s.Seen, s.NextCreated) }
 // CreatedAt → StartedAt, both the runtime's own clock.
 //
 // This is the goal's "runtime's start", measured per step in the same pod,
-// not a reference figure: it is the only part of a step that the runtime
-// alone does and reports itself, the same StartContainer (runc creating
-// and starting the process) in every way. Everything before CreatedAt
+// not a reference figure: it is the part of a step that the runtime does
+// and reports itself, the same StartContainer (runc creating and starting
+// the process) in every way; of the kubelet's, only its hand-over from the
+// create call to the start call falls inside (the internal lifecycle's
+// PreStartContainer, the same in every way too). Everything before CreatedAt
 // (detection, the result's way back, the kubelet's sync and its
 // CreateContainer call) is the ordering's, which the goal's 5 s allow for.
 // A reference pod's create → start would add the scheduler, the sandbox
