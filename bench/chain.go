@@ -66,16 +66,20 @@ const (
 // sidecars (a pod without ordering starts them all at once).
 var chainWayStyles = map[string]bool{"annotated": true, "native-wait-ready": true, "native-startup": true, "poststart": true}
 
-// execReadyProbe is the chain's probe of a sidecar: an exec probe, as the
-// e2e suite's ExecReadiness, whose command asks the sidecar's own /ready
-// once (testserver wait-ready, at most a tenth of a second; its own log
-// lines go to /dev/null, so that they are not taken for a postStart hook's,
-// see applyLog). Every setting but the handler is left to the API server's
+// execReadyProbe is the chain's probe of a sidecar: an exec probe whose
+// command asks the sidecar's own /ready once and answers at once, as a
+// `test -f` of a file would (testserver wait-ready gives up after its first
+// request with a timeout of 1 ms; its own log lines go to /dev/null, so
+// that they are not taken for a postStart hook's, see applyLog). The e2e
+// suite's ExecReadiness waits up to 100 ms for a 200 instead: a failing
+// run that long makes the fork space its extra runs four times as far
+// (sidecars.ExtraCheckDutyFactor), which the first trial of the chain on
+// 2026-11-26 showed (detection 300 to 600 ms a step). Every setting but the handler is left to the API server's
 // defaults: periodSeconds 10, timeoutSeconds 1, failureThreshold 3.
 func execReadyProbe(port int) *v1.Probe {
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/ready"
 	return &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{
-		Command: []string{"/testserver", "wait-ready", "--timeout", "100ms", "--out", "/dev/null", url}}}}
+		Command: []string{"/testserver", "wait-ready", "--timeout", "1ms", "--out", "/dev/null", url}}}}
 }
 
 // chainPod is the way's service pod with n sidecars sc1..scn (PodFor), each

@@ -77,7 +77,7 @@ func TestChainPod(t *testing.T) {
 					t.Fatalf("%s: want one %s probe, have readiness %v, startup %v", c.Name, tt.probe, c.ReadinessProbe, c.StartupProbe)
 				}
 				want := &v1.Probe{ProbeHandler: v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{
-					"/testserver", "wait-ready", "--timeout", "100ms", "--out", "/dev/null", "http://127.0.0.1:" + env["PORT"] + "/ready"}}}}
+					"/testserver", "wait-ready", "--timeout", "1ms", "--out", "/dev/null", "http://127.0.0.1:" + env["PORT"] + "/ready"}}}}
 				if diff := cmp.Diff(want, probe); diff != "" {
 					t.Errorf("%s: probe (-want +got):\n%s", c.Name, diff)
 				}
