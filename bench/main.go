@@ -24,7 +24,9 @@ limitations under the License.
 //	bench probe-rate -kubeconfig K -kubelet-url URL [-kubelet-pid PID] -ways ... -pods N -out probe-rates.jsonl
 //	bench density -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR -kubelet-url URL \
 //	    [-kubelet-pid PID -containerd-pid PID] -ways ... [-n 10,30] [-runs 3] [-seed S] -out density.jsonl
-//	bench report -samples samples.jsonl [-segments segments.jsonl] [-probe-rates F] [-density F] [-gobench go.txt] [-meta meta.md] -out DIR
+//	bench chain -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR -ways ... [-sidecars 20] [-repeat 2] -out chain.jsonl
+//	bench never-ready -kubeconfig K -kubelet-url URL -cri ... -pod-logs DIR -ways ... [-pods 10] [-late 15s,30s,45s] -out never-ready.jsonl
+//	bench report -samples samples.jsonl [-segments segments.jsonl] [-probe-rates F] [-density F] [-chain F] [-never-ready F] [-gobench go.txt] [-meta meta.md] -out DIR
 //
 // run creates the pods of one way at a time (-parallel lanes of them at
 // once, each lane one pod after another) and records, for each container, the CRI's
@@ -61,7 +63,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|chain|never-ready|report [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -74,8 +76,12 @@ func main() {
 		err = probeRateCmd(os.Args[2:])
 	case "density":
 		err = densityCmd(os.Args[2:])
+	case "chain":
+		err = chainCmd(os.Args[2:])
+	case "never-ready":
+		err = neverReadyCmd(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (want run, probe-rate, density or report)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (want run, probe-rate, density, chain, never-ready or report)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -162,6 +168,8 @@ func reportCmd(args []string) error {
 	densityPath := fs.String("density", "", "the runs (JSON lines) of bench density")
 	besidePath := fs.String("beside-samples", "", "samples (JSON lines) of the ways run again in a second configuration of the kubelets (make bench's BENCH_GATES)")
 	besideLabel := fs.String("beside-label", "", "what the second configuration is, e.g. EventedPLEG=true (with -beside-samples)")
+	chainPath := fs.String("chain", "", "the pods (JSON lines) of bench chain")
+	neverReadyPath := fs.String("never-ready", "", "the runs (JSON lines) of bench never-ready")
 	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -195,6 +203,10 @@ func reportCmd(args []string) error {
 		}
 	}
 	densitySums := SummarizeDensity(densityRuns)
+	chains, neverReady, err := readChainAndNeverReady(*chainPath, *neverReadyPath)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -259,7 +271,7 @@ func reportCmd(args []string) error {
 	GoalsTable(&goals, verdicts, *besideLabel)
 	// The probe-rate and density verdicts share a table: one more table
 	// would be two more lines of the README, which has a bound.
-	rateVerdicts := append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...)
+	rateVerdicts := append(append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...), chainAndNeverReadyGoals(chains, neverReady)...)
 	if len(rateVerdicts) > 0 {
 		goals.WriteString("\n")
 		ProbeRateGoalsTable(&goals, rateVerdicts)
@@ -349,6 +361,8 @@ func reportCmd(args []string) error {
 			return err
 		}
 	}
+	chainSection(&md, chains)
+	neverReadySection(&md, neverReady)
 	if len(benches) > 0 {
 		md.WriteString("\n## computePodActions, patched against upstream\n\n")
 		md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +

@@ -20,8 +20,12 @@
 #      starts it in, SERVE_CGROUP in hack/cluster/lib.sh), the host's
 #      TIME_WAIT sockets and the API server's requests; every run's pods
 #      gone before the next
-#   6. BenchmarkComputePodActions, both trees, runs interleaved
-#   7. bench report: report.md, goals.md, samples.json, probe-rates.json,
+#   6. then bench chain: pods of 20 sidecars started one after another,
+#      each waited on through an exec probe at periodSeconds 10, one pod at
+#      a time; and bench never-ready: sidecars that stay not ready for
+#      their first minute, and a few that turn ready late meanwhile
+#   7. BenchmarkComputePodActions, both trees, runs interleaved
+#   8. bench report: report.md, goals.md, samples.json, probe-rates.json,
 #      density.json, timeline-*.svg, aprime.svg, density-*.svg
 #
 # Env:
@@ -42,7 +46,8 @@
 #                    run one after the other; BENCH_PARALLEL=1 measures one
 #                    pod at a time
 #   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go;
-#                    none: only the probe-rate and density runs)
+#                    none: only the probe-rate, density, chain and
+#                    never-ready runs)
 #   BENCH_FORK_KUBELET=path  the fork's kubelet to measure (default the
 #                    built one, _output/vX.Y.Z/bin/kubelet), e.g. a build
 #                    of an earlier series; the cluster gets the built one
@@ -85,6 +90,25 @@
 #                    at once, with it (and BENCH_OUT elsewhere) its report
 #                    says it is a scratch run. BENCH_REPORT_FROM writes
 #                    docs/bench only from a run recorded as quiet
+#   BENCH_CHAIN=0    skip the exec chains (bench chain): pods of
+#                    BENCH_CHAIN_SIDECARS sidecars (default 20) and one app,
+#                    each sidecar ready 0.5 s after its start and waited on
+#                    through an exec probe left at periodSeconds 10, one pod
+#                    at a time, BENCH_CHAIN_REPEAT pods a way (default 2);
+#                    BENCH_CHAIN_WAYS=... (default fork/annotated,
+#                    fork/native-wait-ready, fork/poststart,
+#                    upstream/native-startup). Upstream's native sidecars
+#                    wait for their startup probe's period, 10 s, per
+#                    sidecar: over 3 minutes a pod of 20
+#   BENCH_NEVER_READY=0  skip the never-ready runs (bench never-ready): per
+#                    way, BENCH_NEVER_READY_PODS pods (default 10) whose
+#                    sidecar never turns ready, and one more for each delay
+#                    of BENCH_NEVER_READY_LATE (default 15s,30s,45s; "":
+#                    none) whose sidecar turns ready after it, all created
+#                    at once and followed for the sidecars' first minute
+#                    and 2 s more; BENCH_NEVER_READY_WAYS=... (default
+#                    fork/annotated-p10, fork/native-wait-ready-p10,
+#                    upstream/native-startup)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   BENCH_REPORT_FROM=_output/bench/<time>  measure nothing: write that
@@ -146,17 +170,34 @@ committed=0
 [ "$out" != "$ROOT/docs/bench" ] || committed=1
 density_ways="${BENCH_DENSITY_WAYS:-fork/annotated,fork/native-wait-ready,fork/poststart,fork/no-sidecars,upstream/native-startup}"
 [ -n "$density" ] || density_ways=""
+chain="${BENCH_CHAIN:-1}"
+chain_sidecars="${BENCH_CHAIN_SIDECARS:-20}"
+[[ "$chain_sidecars" =~ ^[1-9][0-9]?$ ]] || die "BENCH_CHAIN_SIDECARS must be 1 to 99, not '$chain_sidecars'"
+chain_repeat="${BENCH_CHAIN_REPEAT:-2}"
+[[ "$chain_repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_CHAIN_REPEAT must be a positive integer, not '$chain_repeat'"
+chain_ways="${BENCH_CHAIN_WAYS:-fork/annotated,fork/native-wait-ready,fork/poststart,upstream/native-startup}"
+[ "$chain" != 0 ] || chain_ways=""
+never_ready="${BENCH_NEVER_READY:-1}"
+never_pods="${BENCH_NEVER_READY_PODS:-10}"
+[[ "$never_pods" =~ ^[1-9][0-9]*$ ]] || die "BENCH_NEVER_READY_PODS must be a positive integer, not '$never_pods'"
+never_late="${BENCH_NEVER_READY_LATE-15s,30s,45s}"
+never_ways="${BENCH_NEVER_READY_WAYS:-fork/annotated-p10,fork/native-wait-ready-p10,upstream/native-startup}"
+[ "$never_ready" != 0 ] || never_ways=""
 fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
 upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
 fork_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^fork/' | paste -sd, || true)"
 upstream_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^upstream/' | paste -sd, || true)"
 fork_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^fork/' | paste -sd, || true)"
 upstream_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^upstream/' | paste -sd, || true)"
+fork_chain_ways="$(tr ',' '\n' <<< "$chain_ways" | grep '^fork/' | paste -sd, || true)"
+upstream_chain_ways="$(tr ',' '\n' <<< "$chain_ways" | grep '^upstream/' | paste -sd, || true)"
+fork_never_ways="$(tr ',' '\n' <<< "$never_ways" | grep '^fork/' | paste -sd, || true)"
+upstream_never_ways="$(tr ',' '\n' <<< "$never_ways" | grep '^upstream/' | paste -sd, || true)"
 
 if [ -z "$report_from" ]; then # the measuring, to the report below
 # What it needs: both kubelets, the test server image, the bench program.
 "$ROOT/hack/patches/build-kubelet.sh"
-[ -z "$upstream_ways$upstream_rate_ways$upstream_density_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
+[ -z "$upstream_ways$upstream_rate_ways$upstream_density_ways$upstream_chain_ways$upstream_never_ways" ] || "$ROOT/hack/patches/build-kubelet-upstream.sh"
 "$ROOT/hack/images/build.sh"
 work="$OUTPUT/bench/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$work"
@@ -260,6 +301,8 @@ samples="$work/samples.jsonl"
 segments="$work/segments.jsonl"
 rates="$work/probe-rates.jsonl"
 densities="$work/density.jsonl"
+chains="$work/chain.jsonl"
+never_runs="$work/never-ready.jsonl"
 touch "$samples" "$segments" # BENCH_WAYS=none: no run of the ways, none of their files
 # The kubelet's probe counts come from its own endpoint and its log (--v >= 1
 # logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
@@ -297,7 +340,20 @@ run_density() { # WAYS
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" "${serve_args[@]}" \
     -ways "$1" -n "$density" -runs "$density_runs" -seed "$density_seed" -out "$densities"
 }
-if [ -n "$fork_ways$fork_rate_ways$fork_density_ways" ]; then
+# The exec chains (one pod at a time, each sidecar after the previous one's
+# readiness) and the never-ready sidecars (their first minute): the CRI's
+# times and the sidecars' logs, and for the latter the kubelet's counters.
+run_chain() { # WAYS
+  log "exec chains of $chain_sidecars sidecars, $chain_repeat pods a way: $1"
+  "$work/bench" chain -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
+    -ways "$1" -sidecars "$chain_sidecars" -repeat "$chain_repeat" -out "$chains"
+}
+run_never_ready() { # WAYS
+  log "$never_pods never-ready sidecars a way, and late ones after ${never_late:-none}: $1"
+  "$work/bench" never-ready -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
+    -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" -ways "$1" -pods "$never_pods" -late "$never_late" -out "$never_runs"
+}
+if [ -n "$fork_ways$fork_rate_ways$fork_density_ways$fork_chain_ways$fork_never_ways" ]; then
   current_kubelet="$fork_kubelet"
   restart_kubelet "$fork_kubelet"
   if [ -n "$fork_ways" ]; then
@@ -306,8 +362,10 @@ if [ -n "$fork_ways$fork_rate_ways$fork_density_ways" ]; then
   fi
   [ -z "$fork_rate_ways" ] || probe_rate "$fork_rate_ways"
   [ -z "$fork_density_ways" ] || run_density "$fork_density_ways"
+  [ -z "$fork_chain_ways" ] || run_chain "$fork_chain_ways"
+  [ -z "$fork_never_ways" ] || run_never_ready "$fork_never_ways"
 fi
-if [ -n "$upstream_ways$upstream_rate_ways$upstream_density_ways" ]; then
+if [ -n "$upstream_ways$upstream_rate_ways$upstream_density_ways$upstream_chain_ways$upstream_never_ways" ]; then
   current_kubelet="$upstream_kubelet"
   restart_kubelet "$upstream_kubelet"
   if [ -n "$upstream_ways" ]; then
@@ -316,6 +374,8 @@ if [ -n "$upstream_ways$upstream_rate_ways$upstream_density_ways" ]; then
   fi
   [ -z "$upstream_rate_ways" ] || probe_rate "$upstream_rate_ways"
   [ -z "$upstream_density_ways" ] || run_density "$upstream_density_ways"
+  [ -z "$upstream_chain_ways" ] || run_chain "$upstream_chain_ways"
+  [ -z "$upstream_never_ways" ] || run_never_ready "$upstream_never_ways"
 fi
 # The second configuration (BENCH_GATES): the ways again, both kubelets
 # with the gates added to the cluster's own, into beside/.
@@ -406,6 +466,7 @@ else
   [ -f "$work/samples.jsonl" ] && [ -f "$work/meta.md" ] || die "BENCH_REPORT_FROM=$report_from: no run of make bench there (samples.jsonl, meta.md)"
   (cd "$ROOT" && go build -o "$work/bench" ./bench)
   samples="$work/samples.jsonl" segments="$work/segments.jsonl" rates="$work/probe-rates.jsonl" densities="$work/density.jsonl"
+  chains="$work/chain.jsonl" never_runs="$work/never-ready.jsonl"
   gobench_args=()
   [ ! -s "$work/gobench.txt" ] || gobench_args=(-gobench "$work/gobench.txt")
   # The run's settings, as its meta.md recorded them.
@@ -429,7 +490,11 @@ density_args=()
 [ ! -s "$densities" ] || density_args=(-density "$densities")
 beside_args=()
 [ ! -s "$work/beside/samples.jsonl" ] || beside_args=(-beside-samples "$work/beside/samples.jsonl" -beside-label "$(cat "$work/beside/label")")
-"$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" "${density_args[@]}" "${beside_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
+# A run without them (skipped, or from before them): "not measured".
+chain_args=()
+[ ! -s "$chains" ] || chain_args+=(-chain "$chains")
+[ ! -s "$never_runs" ] || chain_args+=(-never-ready "$never_runs")
+"$work/bench" report -samples "$samples" -segments "$segments" "${rate_args[@]}" "${density_args[@]}" "${beside_args[@]}" "${chain_args[@]}" -meta "$work/meta.md" "${gobench_args[@]}" -out "$work/report"
 # The samples keep the errors of the run as they were, and those may name
 # files of this checkout (the kubelet's log, the CRI socket): the report
 # names them relative to the repository, as docs/ must (make test-docs).
