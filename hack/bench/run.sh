@@ -244,6 +244,13 @@ cleanup() {
 trap cleanup EXIT
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# build_pids prints the pids of compilers and linkers running, comma-
+# separated (pgrep matches a name of at most 15 characters, so one name at
+# a time).
+build_pids() {
+  local n
+  for n in compile link asm cgo cc1 cc1plus ld; do pgrep -x "$n" || true; done | paste -sd,
+}
 # busy_reason prints why the machine is not quiet enough for reference
 # figures, or nothing: the 1-minute load average over 1.5 (with 2 cores,
 # most of one core taken by something else), or a compiler or linker of
@@ -251,7 +258,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 busy_reason() {
   local load1 builds
   load1="$(cut -d' ' -f1 /proc/loadavg)"
-  builds="$(pgrep -x 'compile|link|asm|cgo|cc1|cc1plus|ld' | paste -sd, || true)"
+  builds="$(build_pids)"
   if [ -n "$builds" ]; then
     echo "compiler or linker processes of another build are running (pids $builds)"
   elif awk -v l="$load1" 'BEGIN { exit !(l > 1.5) }'; then
@@ -290,7 +297,7 @@ busy_file="$work/busy-during-run"
 rm -f "$busy_file"
 (
   while :; do
-    b="$(pgrep -x 'compile|link|asm|cgo|cc1|cc1plus|ld' | paste -sd, || true)"
+    b="$(build_pids)"
     [ -z "$b" ] || { echo "compiler or linker processes of another build ran during the pods' runs (pids $b)" > "$busy_file"; exit 0; }
     sleep 2
   done
