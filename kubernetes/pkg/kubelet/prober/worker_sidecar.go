@@ -37,6 +37,11 @@ const (
 	// turns ready: they happen only in the first waitedOnProbeWindow of its
 	// life (128 of them in the first minute, at 2 ms a run).
 	waitedOnProbeWindow = time.Minute
+	// noContainerInterval is how often a waited-on sidecar's worker looks
+	// for its container while it has none: each look is a status lookup,
+	// no probe, and a pod stuck before its container (an image that does
+	// not pull) costs five a second.
+	noContainerInterval = 200 * time.Millisecond
 )
 
 // waitedOn runs a readiness probe that other containers wait on (a
@@ -89,8 +94,19 @@ func (o *waitedOn) tick(w *worker) <-chan time.Time {
 		return nil
 	}
 	if o.timer == nil {
-		interval := sidecars.ExtraCheckInterval(o.exec, time.Since(o.since), o.lastRun)
-		o.timer = time.NewTimer(sidecars.YieldToRuntime(interval, w.probeManager.runtimeStart.latency(time.Now())))
+		var interval time.Duration
+		if w.containerID.IsEmpty() {
+			// No container yet: the sidecars before it still start. Its
+			// container is looked for at a steady pace, so that its checks
+			// begin within noContainerInterval of its creation however long
+			// it waited (the twentieth sidecar of a chain), and not at the
+			// back-off its worker would have reached by then.
+			interval = max(sidecars.ExtraCheckInterval(o.exec, 0, 0), noContainerInterval)
+		} else {
+			interval = sidecars.YieldToRuntime(sidecars.ExtraCheckInterval(o.exec, time.Since(o.since), o.lastRun),
+				w.probeManager.runtimeStart.latency(time.Now()))
+		}
+		o.timer = time.NewTimer(interval)
 	}
 	return o.timer.C
 }
@@ -110,11 +126,12 @@ func (o *waitedOn) ran(took time.Duration) {
 // waiting reports whether the worker's current container is still waited
 // on: it has not been ready yet, and its window is not over.
 func (o *waitedOn) waiting(w *worker) bool {
+	if w.containerID.IsEmpty() {
+		// Its window starts with its container (newContainer).
+		return true
+	}
 	if o.ready || time.Since(o.since) > waitedOnProbeWindow {
 		return false
-	}
-	if w.containerID.IsEmpty() {
-		return true
 	}
 	if result, ok := w.resultsManager.Get(w.containerID); ok && result == results.Success {
 		o.ready = true
@@ -129,6 +146,8 @@ func (o *waitedOn) newContainer() {
 	if o.enabled {
 		o.since = time.Now()
 		o.ready = false
+		o.lastRun = 0
+		o.stop()
 	}
 }
 

@@ -412,6 +412,60 @@ func TestExtraRunsSpendTheBoundOnlyWhereTheyProbe(t *testing.T) {
 	})
 }
 
+// TestExtraRunsStartWithALateContainer checks that a sidecar whose
+// container appears long after its worker began (the twentieth sidecar of
+// a chain: every worker starts with the pod's sync, each container only
+// once the sidecar before it is ready; or a container that appears after
+// the worker's first minute) is checked within noContainerInterval of its
+// container, then from the first interval on. Found by make bench's exec
+// chain, where such sidecars waited up to a second (the back-off their
+// workers had reached with no container) for their first check.
+func TestExtraRunsStartWithALateContainer(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+	for _, appearsAfter := range []time.Duration{15 * time.Second, 90 * time.Second} {
+		t.Run(appearsAfter.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				logger, ctx := ktesting.NewTestContext(t)
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				m := newTestManager()
+				var firstRunAt time.Time
+				never := &scriptedProber{script: func(run int, at time.Time) probe.Result {
+					if run == 1 {
+						firstRunAt = at
+					}
+					return probe.Failure
+				}}
+				m.prober.http = never
+				pod := waitedOnPod(t, m, "late", time.Now(), 1, 3)
+				pod.Spec.Containers[0].ReadinessProbe.PeriodSeconds = 300 // only extra runs in this test
+				m.statusManager.SetPodStatus(logger, pod, v1.PodStatus{Phase: v1.PodPending, ContainerStatuses: []v1.ContainerStatus{{
+					Name: testContainerName, State: v1.ContainerState{Waiting: &v1.ContainerStateWaiting{Reason: "ContainerCreating"}},
+				}}})
+				w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
+				go w.run(ctx)
+				time.Sleep(appearsAfter)
+				status := getTestRunningStatus()
+				status.PodIP = "10.0.0.1"
+				m.statusManager.SetPodStatus(logger, pod, status)
+				created := time.Now()
+				time.Sleep(2 * time.Second)
+				if firstRunAt.IsZero() {
+					t.Fatalf("not probed within 2 s of its container")
+				}
+				if d := firstRunAt.Sub(created); d > noContainerInterval {
+					t.Errorf("first probe run %v after its container appeared, want at most %v", d, noContainerInterval)
+				}
+				// Then every 50 ms: the container's first 2 s are its fastest.
+				if runs := never.count(); runs < 30 {
+					t.Errorf("%d probe runs in the container's first 2 s, want 30 or more", runs)
+				}
+				w.stop()
+			})
+		})
+	}
+}
+
 // extraRunCount reads the ExtraProbeRuns counter of an outcome.
 func extraRunCount(t *testing.T, outcome string) float64 {
 	t.Helper()
