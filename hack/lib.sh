@@ -373,6 +373,19 @@ tree_busy() {
 ginkgo_summary() {
   sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' | tail -n2 | tr '\n' ' '
 }
+# ginkgo_failed_specs prints the specs that ginkgo's output in the file $1
+# reports failed, one "- <spec>" line each, colours removed, sorted.
+ginkgo_failed_specs() {
+  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^ *\[FAIL\] ' | sed 's/^ *\[FAIL\] /- /' | sort -u || true
+}
+
+# gates_result_suffix prints what KUBELET_FEATURE_GATES adds to the name of
+# a run's record in docs/results: "-gate-off" for the fork's gate off,
+# "-gate-on" for it on, the other gates lower-cased; nothing without gates.
+gates_result_suffix() {
+  [ -n "${KUBELET_FEATURE_GATES:-}" ] || return 0
+  echo "-$(tr 'A-Z' 'a-z' <<< "$KUBELET_FEATURE_GATES" | sed 's/sidecarcontainerordering=false/gate-off/; s/sidecarcontainerordering=true/gate-on/; s/[^a-z0-9-]\{1,\}/-/g')"
+}
 GINKGO_SUMMARY_RE='Ran ([0-9]+) of ([0-9]+) Specs in ([0-9.]+) seconds.*-- ([0-9]+) Passed \| ([0-9]+) Failed \| ([0-9]+) Pending \| ([0-9]+) Skipped'
 
 # fork_test_files TREE FROM TO prints the test files the series adds

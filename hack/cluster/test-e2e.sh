@@ -55,15 +55,11 @@ if [ -z "${FOCUS:-}${SKIP:-}${LABEL_FILTER:-}" ]; then
       > "$BUILD_DIR/e2e-result"
     # And in docs/results, one file per release and feature gates, with
     # the specs that failed.
-    gates_name=""
-    if [ -n "${KUBELET_FEATURE_GATES:-}" ]; then
-      gates_name="-$(tr 'A-Z' 'a-z' <<< "$KUBELET_FEATURE_GATES" | sed 's/sidecarcontainerordering=false/gate-off/; s/[^a-z0-9-]\{1,\}/-/g')"
-    fi
-    failed_specs="$(sed 's/\x1b\[[0-9;]*m//g' "$suite_log" | grep -E '^ *\[FAIL\] ' | sed 's/^ *\[FAIL\] /- /' | sort -u || true)"
+    failed_specs="$(ginkgo_failed_specs "$suite_log")"
     {
       echo "\`make test-e2e${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` on the local cluster of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$K8S_BIN_DIR/kubelet" --version | cut -d' ' -f2)\`: ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} specs ran: ${BASH_REMATCH[4]} passed, ${BASH_REMATCH[5]} failed, ${BASH_REMATCH[7]} skipped, in $((SECONDS - suite_start)) s."
       [ -z "$failed_specs" ] || printf '\nThe specs that failed:\n\n%s\n' "$failed_specs"
-    } | record_result "e2e-local-v$K8S_VERSION$gates_name" "make test-e2e"
+    } | record_result "e2e-local-v$K8S_VERSION$(gates_result_suffix)" "make test-e2e"
   fi
 fi
 [ "$status" -eq 0 ] || exit "$status"

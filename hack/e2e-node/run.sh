@@ -245,20 +245,16 @@ printf '%s\n' "KUBELET=$KUBELET KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}
 # "exactly as the unpatched kubelet does" is read from two such files.
 if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] &&
   [[ "$summary" =~ $GINKGO_SUMMARY_RE ]]; then
-  gates_name=""
-  if [ -n "${KUBELET_FEATURE_GATES:-}" ]; then
-    gates_name="-$(tr 'A-Z' 'a-z' <<< "$KUBELET_FEATURE_GATES" | sed 's/sidecarcontainerordering=false/gate-off/; s/sidecarcontainerordering=true/gate-on/; s/[^a-z0-9-]\{1,\}/-/g')"
-  fi
   {
     echo "\`make e2e-node KUBELET=$KUBELET${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` (the default focus, $PROCS ginkgo processes) of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$kubelet_bin" --version | cut -d' ' -f2)\`: ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} specs ran: ${BASH_REMATCH[4]} passed, ${BASH_REMATCH[5]} failed, ${BASH_REMATCH[7]} skipped, in ${BASH_REMATCH[3]%.*} s (load average at the start $load_at_start)."
-    failed_specs="$(sed 's/\x1b\[[0-9;]*m//g' "$report/suite.log" | grep -E '^ *\[FAIL\] ' | sed 's/^ *\[FAIL\] /- /' | sort || true)"
+    failed_specs="$(ginkgo_failed_specs "$report/suite.log")"
     if [ -n "$failed_specs" ]; then
       echo
       echo "The specs that failed:"
       echo
       echo "$failed_specs"
     fi
-  } | record_result "e2e-node-v$K8S_VERSION-$KUBELET$gates_name" "make e2e-node"
+  } | record_result "e2e-node-v$K8S_VERSION-$KUBELET$(gates_result_suffix)" "make e2e-node"
 fi
 
 # A run of the default focus on the default series, with the kubelet's

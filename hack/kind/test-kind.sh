@@ -113,7 +113,7 @@ ready="$(kubectl get nodes --no-headers | grep -cw Ready || true)"
 kubelet="$(kubectl get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}' || true)"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores: $up_text ($ready node(s) Ready, kubelet $kubelet); the e2e suite on $node: $summary, in ${e2e} s." > "$result"
 if [ -z "${KIND_NODE_BASE:-}${FOCUS:-}${SKIP:-}" ]; then
-  failed_specs="$(grep -E '^ *\[FAIL\] ' <<< "$plain" | sed 's/^ *\[FAIL\] /- /' | sort -u || true)"
+  failed_specs="$(ginkgo_failed_specs "$e2e_log")"
   {
     echo "\`make test-kind K8S_VERSION=$K8S_VERSION NODES=$nodes\` of $(cat "$result")"
     [ -z "$failed_specs" ] || printf '\nThe specs that failed:\n\n%s\n' "$failed_specs"
