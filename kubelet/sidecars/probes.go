@@ -54,6 +54,21 @@ func (l Layout) WaitsOnReadiness(pod *v1.Pod, c *v1.Container) bool {
 	})
 }
 
+// HoldsOthers reports whether other containers of the pod wait for the
+// container named name: an annotated sidecar, or a native sidecar under
+// wait-ready. Only such a container's probe success can release a waiting
+// container, so only its success is worth an immediate relist of the pod;
+// an app's readiness, a plain init container's and every container of a
+// pod without annotations (the zero Layout) keep upstream's periodic relist.
+func (l Layout) HoldsOthers(pod *v1.Pod, name string) bool {
+	if l.IsSidecar(name) {
+		return true
+	}
+	return l.WaitReady && pod != nil && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
+		return init.Name == name && isNativeSidecar(&init)
+	})
+}
+
 // isNativeSidecar reports whether an init container is a native sidecar
 // (restartPolicy Always).
 func isNativeSidecar(c *v1.Container) bool {

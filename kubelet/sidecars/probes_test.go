@@ -78,3 +78,38 @@ func TestWaitsOnReadiness(t *testing.T) {
 		})
 	}
 }
+
+func TestHoldsOthers(t *testing.T) {
+	pod := &v1.Pod{Spec: v1.PodSpec{
+		InitContainers: []v1.Container{
+			{Name: "native", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
+			{Name: "init"},
+		},
+		Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}},
+	}}
+	annotated := Layout{Sidecars: []string{"proxy"}}
+	testCases := []struct {
+		name      string
+		layout    Layout
+		pod       *v1.Pod
+		container string
+		want      bool
+	}{
+		{name: "annotated sidecar", layout: annotated, pod: pod, container: "proxy", want: true},
+		{name: "app of an annotated pod: nobody waits on it", layout: annotated, pod: pod, container: "app", want: false},
+		{name: "native sidecar without wait-ready: upstream's relists", layout: annotated, pod: pod, container: "native", want: false},
+		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, pod: pod, container: "native", want: true},
+		{name: "plain init container under wait-ready", layout: Layout{WaitReady: true}, pod: pod, container: "init", want: false},
+		{name: "regular container under wait-ready", layout: Layout{WaitReady: true}, pod: pod, container: "app", want: false},
+		{name: "no annotations", layout: Layout{}, pod: pod, container: "proxy", want: false},
+		{name: "a name the pod does not have", layout: Layout{WaitReady: true}, pod: pod, container: "gone", want: false},
+		{name: "no pod", layout: Layout{WaitReady: true}, pod: nil, container: "native", want: false},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.layout.HoldsOthers(tc.pod, tc.container); got != tc.want {
+				t.Errorf("HoldsOthers(%q) = %v, want %v", tc.container, got, tc.want)
+			}
+		})
+	}
+}

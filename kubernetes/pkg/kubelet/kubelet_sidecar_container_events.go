@@ -109,14 +109,21 @@ func (kl *Kubelet) followContainerStops(ctx context.Context, events <-chan *runt
 }
 
 // relistOrderedPodOnContainerStop asks the PLEG to relist the event's pod
-// at once if the event is a container's stop and the pod's containers the
-// sidecar layout orders; it leaves every other event alone.
+// at once if the event is a container's stop, the pod's containers the
+// sidecar layout orders and the kubelet is not terminating the pod; it
+// leaves every other event alone.
 func (kl *Kubelet) relistOrderedPodOnContainerStop(logger klog.Logger, e *runtimeapi.ContainerEventResponse) {
 	if e.GetContainerEventType() != runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT {
 		return
 	}
 	uid := types.UID(e.GetPodSandboxStatus().GetMetadata().GetUid())
 	if uid == "" || !kubecontainer.SidecarLayoutOf(uid).Ordered() {
+		return
+	}
+	// A pod whose termination was asked for has its containers stopped by
+	// the kubelet itself, which relists after its own sync: a relist per
+	// stop would only cost the runtime a list of the node's containers.
+	if kl.podWorkers.IsPodTerminationRequested(uid) {
 		return
 	}
 	logger.V(4).Info("A container of a pod with sidecars stopped; relisting the pod at once", "podUID", uid, "containerID", e.GetContainerId())

@@ -60,6 +60,8 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 		gate        bool
 		annotations map[string]string
 		event       *runtimeapi.ContainerEventResponse
+		// terminating: the pod's termination was asked for (a deletion).
+		terminating bool
 		want        []types.UID
 	}{{
 		name:        "a container of a pod with annotated sidecars stopped",
@@ -67,6 +69,12 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		event:       containerEvent(uid, stopped),
 		want:        []types.UID{uid},
+	}, {
+		name:        "a container of a pod the kubelet is terminating stopped: the kubelet stopped it and relists after its sync",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
+		event:       containerEvent(uid, stopped),
+		terminating: true,
 	}, {
 		name:        "a container of a pod under wait-ready stopped",
 		gate:        true,
@@ -120,6 +128,9 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}}},
 			}
 			containertest.DecideSidecarLayout(t, pod, nil)
+			if tc.terminating {
+				kl.podWorkers.(*fakePodWorkers).terminationRequested = map[types.UID]bool{uid: true}
+			}
 			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
 			kl.pleg = recorder
 			kl.relistOrderedPodOnContainerStop(logger, tc.event)

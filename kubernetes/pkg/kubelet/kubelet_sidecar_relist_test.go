@@ -44,13 +44,17 @@ func TestProbeSuccessRelistsPodsWaitingOnSidecars(t *testing.T) {
 		gate        bool
 		annotations map[string]string
 		probe       string
-		result      proberesults.Result
-		want        []types.UID
+		// container is the one whose probe reported, "" for one the runtime
+		// cache does not know (relisted, to be safe).
+		container string
+		result    proberesults.Result
+		want      []types.UID
 	}{{
 		name:        "annotated sidecar ready",
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		probe:       "readiness",
+		container:   "proxy",
 		result:      proberesults.Success,
 		want:        []types.UID{uid},
 	}, {
@@ -58,6 +62,22 @@ func TestProbeSuccessRelistsPodsWaitingOnSidecars(t *testing.T) {
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		probe:       "startup",
+		container:   "proxy",
+		result:      proberesults.Success,
+		want:        []types.UID{uid},
+	}, {
+		name:        "app ready: it releases nobody, upstream's periodic relist",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
+		probe:       "readiness",
+		container:   "app",
+		result:      proberesults.Success,
+	}, {
+		name:        "a container the runtime cache does not know: relisted",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
+		probe:       "readiness",
+		container:   "",
 		result:      proberesults.Success,
 		want:        []types.UID{uid},
 	}, {
@@ -71,8 +91,16 @@ func TestProbeSuccessRelistsPodsWaitingOnSidecars(t *testing.T) {
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/wait-ready": "true"},
 		probe:       "readiness",
+		container:   "native",
 		result:      proberesults.Success,
 		want:        []types.UID{uid},
+	}, {
+		name:        "regular container ready with wait-ready: nobody waits on it",
+		gate:        true,
+		annotations: map[string]string{"sidecar-kubelet.io/wait-ready": "true"},
+		probe:       "readiness",
+		container:   "proxy",
+		result:      proberesults.Success,
 	}, {
 		name:   "native sidecar started without annotations: upstream",
 		gate:   true,
@@ -107,8 +135,49 @@ func TestProbeSuccessRelistsPodsWaitingOnSidecars(t *testing.T) {
 			}
 
 			containertest.DecideSidecarLayout(t, pod, nil)
-			got := sidecarTestProbeSync(ctx, testKubelet.kubelet, pod, tc.probe, tc.result)
+			got := sidecarTestProbeSync(ctx, testKubelet.kubelet, pod, tc.container, tc.probe, tc.result)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTransitionRelistsOrderedPods checks that a pod with a sidecar layout
+// is relisted at once when its worker moves it on (a Job pod's way to its
+// terminal phase), that a deleted pod's moves keep upstream's pace (it has
+// no phase to reach, and at a rollout the relists cost the runtime a list of
+// the node's containers each), and that other pods keep upstream's path.
+func TestTransitionRelistsOrderedPods(t *testing.T) {
+	const uid = "pod-uid"
+	deleted := metav1.Now()
+	tests := []struct {
+		name        string
+		annotations map[string]string
+		deletion    *metav1.Time
+		want        []types.UID
+	}{
+		{name: "annotated sidecars", annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}, want: []types.UID{uid}},
+		{name: "wait-ready", annotations: map[string]string{"sidecar-kubelet.io/wait-ready": "true"}, want: []types.UID{uid}},
+		{name: "annotated sidecars, pod deleted", annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}, deletion: &deleted},
+		{name: "no annotations: upstream"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+			logger, _ := ktesting.NewTestContext(t)
+			testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
+			defer testKubelet.Cleanup()
+			kl := testKubelet.kubelet
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "default", UID: uid, Annotations: tc.annotations, DeletionTimestamp: tc.deletion},
+				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}}},
+			}
+			containertest.DecideSidecarLayout(t, pod, nil)
+			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
+			kl.pleg = recorder
+			kl.relistOrderedPodOnTransition(logger, pod)
+			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
 				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
 			}
 		})

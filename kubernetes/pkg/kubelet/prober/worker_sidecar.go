@@ -25,6 +25,9 @@ import (
 	"golang.org/x/time/rate"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/kubernetes/pkg/kubelet/prober/results"
 
@@ -203,6 +206,36 @@ func extraProbeRunLimiter(perSecond int32) *rate.Limiter {
 	}
 	return rate.NewLimiter(rate.Limit(perSecond), sidecars.ExtraProbeRunBurst(perSecond))
 }
+
+// proberFor is the prober of a run: an extra run records no events. A
+// copy per extra run (six words) keeps the prober the manager holds the
+// one that is used, as upstream's tests replace its parts.
+func (m *manager) proberFor(extraRun bool) *prober {
+	if extraRun {
+		return m.prober.withoutEvents()
+	}
+	return m.prober
+}
+
+// withoutEvents is the prober that records no events, for the extra runs.
+// A sidecar's failures are the user's to see at the probe's period, as
+// upstream records them: the same failure found every 50 ms between them
+// would add an event update (an API write) per run, more than ten per pod
+// at a rollout, and tell the user nothing the periodic runs do not.
+func (pb *prober) withoutEvents() *prober {
+	quiet := *pb
+	quiet.recorder = noEvents{}
+	return &quiet
+}
+
+// noEvents is an event recorder that records nothing.
+type noEvents struct{}
+
+func (noEvents) Event(runtime.Object, string, string, string)                  {}
+func (noEvents) Eventf(runtime.Object, string, string, string, ...interface{}) {}
+func (noEvents) AnnotatedEventf(runtime.Object, map[string]string, string, string, string, ...interface{}) {
+}
+func (n noEvents) WithLogger(klog.Logger) record.EventRecorderLogger { return n }
 
 // A ManagerOption sets up the probe manager beyond upstream's arguments.
 type ManagerOption func(*manager)

@@ -30,10 +30,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/tools/record"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/features"
 	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
 	"k8s.io/kubernetes/pkg/kubelet/prober/results"
@@ -241,6 +243,41 @@ func TestExtraRunsCountTowardsTheThresholds(t *testing.T) {
 		}
 		if runs := flapping.count(); runs < 50 {
 			t.Errorf("%d runs in 30 s: the extra runs did not happen", runs)
+		}
+	})
+}
+
+// TestExtraRunsRecordNoEvents checks that a waited-on sidecar's failures
+// are recorded as events at the probe's period only, as upstream records
+// them: the sidecar turns ready at 1.23 s, the probe's first (periodic) run
+// at its start fails, and so do about 25 extra runs. Before the fix each
+// failed extra run recorded an Unhealthy event, an API write each (more
+// than ten per pod in make bench's density runs).
+func TestExtraRunsRecordNoEvents(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		// The events' references name the pod's kind.
+		if err := v1.AddToScheme(legacyscheme.Scheme); err != nil {
+			t.Fatal(err)
+		}
+		m := newTestManager()
+		recorder := record.NewFakeRecorder(1000)
+		m.prober.recorder = recorder
+		start := time.Now()
+		prober := &readyAtProber{readyAt: start.Add(1230 * time.Millisecond)}
+		m.prober.http = prober
+		pod := waitedOnPod(t, m, "quiet", start, 1, 3)
+		w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
+		defer w.stop()
+		go w.run(ctx)
+		time.Sleep(5 * time.Second)
+		if runs := prober.count(); runs < 20 {
+			t.Fatalf("%d probe runs in 5 s: the extra runs did not happen", runs)
+		}
+		if got := len(recorder.Events); got != 1 {
+			t.Errorf("%d events for %d failed runs, want 1 (the periodic run's)", got, prober.count()-1)
 		}
 	})
 }
