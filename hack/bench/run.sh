@@ -23,7 +23,8 @@
 #   6. then bench chain: pods of 20 sidecars started one after another,
 #      each waited on through an exec probe at periodSeconds 10, one pod at
 #      a time; and bench never-ready: sidecars that stay not ready for
-#      their first minute, and a few that turn ready late meanwhile
+#      their first minute, a few that turn ready late, and fresh pods
+#      created meanwhile whose sidecars must still be seen ready promptly
 #   7. BenchmarkComputePodActions, both trees, runs interleaved
 #   8. bench report: report.md, goals.md, samples.json, probe-rates.json,
 #      density.json, timeline-*.svg, aprime.svg, density-*.svg
@@ -106,7 +107,10 @@
 #                    of BENCH_NEVER_READY_LATE (default 15s,30s,45s; "":
 #                    none) whose sidecar turns ready after it, all created
 #                    at once and followed for the sidecars' first minute
-#                    and 2 s more; BENCH_NEVER_READY_WAYS=... (default
+#                    and 2 s more; meanwhile one fresh pod at each time of
+#                    BENCH_NEVER_READY_FRESH (default 15s,30s,45s after the
+#                    others), whose sidecar turns ready 1 s after its start:
+#                    the goal's a′; BENCH_NEVER_READY_WAYS=... (default
 #                    fork/annotated-p10, fork/native-wait-ready-p10,
 #                    upstream/native-startup)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
@@ -181,6 +185,7 @@ never_ready="${BENCH_NEVER_READY:-1}"
 never_pods="${BENCH_NEVER_READY_PODS:-10}"
 [[ "$never_pods" =~ ^[1-9][0-9]*$ ]] || die "BENCH_NEVER_READY_PODS must be a positive integer, not '$never_pods'"
 never_late="${BENCH_NEVER_READY_LATE-15s,30s,45s}"
+never_fresh="${BENCH_NEVER_READY_FRESH-15s,30s,45s}"
 never_ways="${BENCH_NEVER_READY_WAYS:-fork/annotated-p10,fork/native-wait-ready-p10,upstream/native-startup}"
 [ "$never_ready" != 0 ] || never_ways=""
 fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
@@ -356,9 +361,9 @@ run_chain() { # WAYS
     -ways "$1" -sidecars "$chain_sidecars" -repeat "$chain_repeat" -out "$chains"
 }
 run_never_ready() { # WAYS
-  log "$never_pods never-ready sidecars a way, and late ones after ${never_late:-none}: $1"
+  log "$never_pods never-ready sidecars a way, late ones after ${never_late:-none}, fresh pods at ${never_fresh:-none}: $1"
   "$work/bench" never-ready -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
-    -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" -ways "$1" -pods "$never_pods" -late "$never_late" -out "$never_runs"
+    -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" -ways "$1" -pods "$never_pods" -late "$never_late" -fresh "$never_fresh" -out "$never_runs"
 }
 if [ -n "$fork_ways$fork_rate_ways$fork_density_ways$fork_chain_ways$fork_never_ways" ]; then
   current_kubelet="$fork_kubelet"
