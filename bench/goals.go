@@ -19,7 +19,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 )
 
 // A Verdict is one goal judged on one way's figures of a run.
@@ -127,32 +126,36 @@ func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
 				})
 		}
 	}
-	// computePodActions: within 5% of upstream for a pod without sidecars.
-	if up, pa, ok := goBenchMedians(benches, "BenchmarkComputePodActions/no-sidecars"); ok {
-		diff := math.Round((pa/up-1)*1000) / 10 // as shown, to 0.1%
+	// computePodActions: within 5% of upstream for a pod without sidecars,
+	// as benchstat would judge it: a difference that is not significant
+	// (Mann-Whitney U, p ≥ 0.05) is no difference.
+	if up, pa, ok := goBenchRuns(benches, "BenchmarkComputePodActions/no-sidecars"); ok {
+		c := Compare(up, pa)
 		out = append(out, Verdict{
-			Goal:    "computePodActions, a pod without sidecars: within 5% of upstream",
+			Goal:    "computePodActions, a pod without sidecars: within 5% of upstream (benchstat's test, α = 0.05)",
 			Way:     "patched tree",
-			Figure:  fmt.Sprintf("%.2f µs (%+.1f%%)", pa/1e3, diff),
-			Against: fmt.Sprintf("upstream %.2f µs", up/1e3),
-			Met:     map[bool]string{true: "yes", false: "no"}[diff <= 5],
+			Figure:  fmt.Sprintf("%.2f µs, %s", c.Patched/1e3, c),
+			Against: fmt.Sprintf("upstream %.2f µs", c.Upstream/1e3),
+			Met:     map[bool]string{true: "yes", false: "no"}[!c.Significant() || c.Delta <= 5],
 		})
 	}
 	return out
 }
 
-// goBenchMedians is the median ns/op of one benchmark in each tree.
-func goBenchMedians(benches []GoBench, name string) (upstream, patched float64, ok bool) {
-	byTree := map[string][]float64{}
+// goBenchRuns are one benchmark's ns/op in each tree, run by run.
+func goBenchRuns(benches []GoBench, name string) (upstream, patched []float64, ok bool) {
 	for _, b := range benches {
-		if b.Name == name {
-			byTree[b.Tree] = append(byTree[b.Tree], b.NsPerOp)
+		if b.Name != name {
+			continue
+		}
+		switch b.Tree {
+		case "upstream":
+			upstream = append(upstream, b.NsPerOp)
+		case "patched":
+			patched = append(patched, b.NsPerOp)
 		}
 	}
-	if len(byTree["upstream"]) == 0 || len(byTree["patched"]) == 0 {
-		return math.NaN(), math.NaN(), false
-	}
-	return median(byTree["upstream"]), median(byTree["patched"]), true
+	return upstream, patched, len(upstream) > 0 && len(patched) > 0
 }
 
 // GoalsTable writes the verdicts as a markdown table; besideLabel names

@@ -76,9 +76,46 @@ func TestGoals(t *testing.T) {
 		"e. fork/native-wait-ready —",
 		"e. fork/annotated no", // 5 sidecars: p50 2100 against 2000
 		"e. fork/native-wait-ready —",
-		"computePodActions, patched tree yes", // median 10500: +5.0%
+		"computePodActions, patched tree yes", // median 10500: +5.0%, and 1 run against 2 tells nothing (p = 1)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+// TestComputePodActionsGoal checks the Go benchmark's verdict as benchstat
+// judges two sets of runs: a difference beyond 5% fails only when it is
+// significant, and a significant one within 5% passes.
+func TestComputePodActionsGoal(t *testing.T) {
+	runs := func(tree string, from float64) []GoBench {
+		var b []GoBench
+		for i := 0; i < 10; i++ {
+			b = append(b, GoBench{Tree: tree, Name: "BenchmarkComputePodActions/no-sidecars", NsPerOp: from + float64(i)*10})
+		}
+		return b
+	}
+	tests := []struct {
+		name     string
+		patched  float64 // the first of its ten runs, 10 ns apart; upstream's from 10000
+		want     string
+		wantMeet string
+	}{
+		{name: "8% slower, significant", patched: 10800, want: "10.85 µs, +8.0% (p=0.000 n=10+10)", wantMeet: "no"},
+		{name: "2% slower, significant", patched: 10200, want: "10.24 µs, +2.0% (p=0.000 n=10+10)", wantMeet: "yes"},
+		{name: "the same", patched: 10005, want: "10.05 µs, ~ (p=0.739 n=10+10)", wantMeet: "yes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			benches := append(runs("upstream", 10000), runs("patched", tt.patched)...)
+			var got []Verdict
+			for _, v := range Goals(nil, benches) {
+				if strings.HasPrefix(v.Goal, "computePodActions") {
+					got = append(got, v)
+				}
+			}
+			if len(got) != 1 || got[0].Figure != tt.want || got[0].Met != tt.wantMeet {
+				t.Errorf("verdicts %+v, want one with figure %q, met %q", got, tt.want, tt.wantMeet)
+			}
+		})
 	}
 }

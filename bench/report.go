@@ -379,7 +379,7 @@ func median(values []float64) float64 {
 }
 
 // GoBenchTable writes the medians per tree and benchmark and the patched
-// tree's difference to upstream.
+// tree's difference to upstream, benchstat's way (Compare).
 func GoBenchTable(w io.Writer, benches []GoBench) {
 	type key struct{ tree, name string }
 	ns := map[key][]float64{}
@@ -408,7 +408,7 @@ func GoBenchTable(w io.Writer, benches []GoBench) {
 		}
 		diff := "—"
 		if len(ns[up]) > 0 && len(ns[pa]) > 0 {
-			diff = fmt.Sprintf("%+.1f%%", (median(ns[pa])/median(ns[up])-1)*100)
+			diff = Compare(ns[up], ns[pa]).String()
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", strings.TrimPrefix(n, "BenchmarkComputePodActions/"), cell(up), cell(pa), diff)
 	}

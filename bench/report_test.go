@@ -187,7 +187,7 @@ func TestParseGoBenchAndTable(t *testing.T) {
 	GoBenchTable(&b, benches)
 	wantTable := `| benchmark | upstream | patched | patched vs upstream |
 | --- | ---: | ---: | ---: |
-| no-sidecars | 11.50 µs, 5464 B, 211 allocs (median of 1) | 12.00 µs, 5464 B, 211 allocs (median of 2) | +4.3% |
+| no-sidecars | 11.50 µs, 5464 B, 211 allocs (median of 1) | 12.00 µs, 5464 B, 211 allocs (median of 2) | ~ (p=1.000 n=1+2) |
 | two-annotated-sidecars | — | 13.20 µs, 5880 B, 217 allocs (median of 1) | — |
 `
 	if diff := cmp.Diff(wantTable, b.String()); diff != "" {

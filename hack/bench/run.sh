@@ -113,7 +113,9 @@
 #                    the goal's a′; BENCH_NEVER_READY_WAYS=... (default
 #                    fork/annotated-p10, fork/native-wait-ready-p10,
 #                    upstream/native-startup)
-#   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it (5)
+#   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it per
+#                    tree (default 10, as benchstat advises: the trees are
+#                    compared by the Mann-Whitney U test, bench/gostats.go)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   BENCH_REPORT_FROM=_output/bench/<time>  measure nothing: write that
 #                    run's report again from its raw files, with the
@@ -142,7 +144,7 @@ if [ -z "$report_from" ]; then
 fi
 repeat="${BENCH_REPEAT:-2}"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive integer, not '$repeat'"
-go_count="${BENCH_GO_COUNT:-5}"
+go_count="${BENCH_GO_COUNT:-10}"
 [[ "$go_count" =~ ^[1-9][0-9]*$ ]] || die "BENCH_GO_COUNT must be a positive integer, not '$go_count'"
 out="${BENCH_OUT:-$ROOT/docs/bench}"
 parallel="${BENCH_PARALLEL:-4}"
