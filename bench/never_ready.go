@@ -99,7 +99,7 @@ type NeverReadyPod struct {
 	// the others wait.
 	Fresh        bool    `json:"fresh,omitempty"`
 	CreatedAfter float64 `json:"createdAfterMs,omitempty"`
-	UID        string  `json:"uid,omitempty"`
+	UID          string  `json:"uid,omitempty"`
 	// Containers: the CRI's times and the test server's logged ones, read
 	// at the end of the run, while the pod still ran.
 	Containers []Container `json:"containers,omitempty"`

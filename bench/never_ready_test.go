@@ -276,7 +276,7 @@ func TestNeverReadyGoals(t *testing.T) {
 		runs: []NeverReadyRun{steadyNeverReadyRun("fork/annotated-p10", 1, 1)},
 		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10",
 			Figure: "`fork/annotated-p10` 1.00/s per waiting sidecar (105 extra runs in 105 sidecar-seconds, at most 108; 2 never ready), the busiest 1.10/s of all its runs (at most 1.14), no fresh pod" + late,
-			Met: "no: `fork/annotated-p10`'s a′"},
+			Met:    "no: `fork/annotated-p10`'s a′"},
 	}, {
 		name: "a failed run",
 		runs: []NeverReadyRun{{Way: "fork/annotated", Kubelet: "fork", Error: "3 of 13 sidecars running after 3m0s"}},

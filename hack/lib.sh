@@ -561,6 +561,52 @@ add_version_ldflag() {
   VERSION_LDFLAGS+=("-X k8s.io/client-go/pkg/version.$1=$2" "-X k8s.io/component-base/version.$1=$2")
 }
 
+# --- the build cache: one stamp per output, for every build step -----------------
+# A build step keeps the key of the inputs its output was built from in a
+# stamp beside it (<output>.fingerprint, or a group's stamp). The step lists
+# its inputs as text (its own fingerprint function: which inputs matter is
+# the step's knowledge), cache_key digests that text, and the step builds
+# only when cache_fresh says the stamp holds another key. The stamp is
+# forgotten before the output is replaced and recorded after, so that an
+# interrupted step builds again.
+
+# cache_key digests the inputs' description read on stdin.
+cache_key() { sha256sum | cut -d' ' -f1; }
+
+# cache_hash_files DIR PATH... [TEST...] prints one sha256sum line per
+# regular file that find selects from the PATHs under DIR (a test with -o
+# goes in parentheses), sorted by its path relative to DIR.
+cache_hash_files() {
+  local dir="$1"
+  shift
+  (cd "$dir" && find "$@" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+}
+
+# cache_hash_fork_module prints the inputs of this repository's Go module
+# that a kubelet build links (kubelet/): every .go file the compiler would
+# see, tracked or not (tests cannot change a binary), and go.mod, go.sum.
+cache_hash_fork_module() (
+  cd "$ROOT"
+  cache_hash_files . kubelet -name '*.go' ! -name '*_test.go'
+  sha256sum go.mod
+  [ ! -f go.sum ] || sha256sum go.sum
+)
+
+# cache_fresh STAMP KEY [OUTPUT...] succeeds when every OUTPUT exists and
+# STAMP holds KEY.
+cache_fresh() {
+  local stamp="$1" key="$2" f
+  shift 2
+  for f in "$@"; do [ -e "$f" ] || return 1; done
+  [ "$(cat "$stamp" 2> /dev/null || true)" = "$key" ]
+}
+
+# cache_record STAMP KEY writes STAMP, once the output is in place.
+cache_record() { echo "$2" > "$1.tmp" && mv "$1.tmp" "$1"; }
+
+# cache_forget STAMP, before the output is replaced.
+cache_forget() { rm -f "$1"; }
+
 # build_kubelet WHAT OUT VERSION FINGERPRINT MODULE_DIR LDFLAGS builds
 # k8s.io/kubernetes/cmd/kubelet of the build module MODULE_DIR into OUT,
 # linked with LDFLAGS, unless OUT is there and OUT.fingerprint holds
@@ -572,21 +618,21 @@ add_version_ldflag() {
 build_kubelet() (
   set -e
   local what="$1" out="$2" version="$3" fingerprint="$4" module_dir="$5" ldflags="$6" tmp got start=$SECONDS
-  if [ -x "$out" ] && [ "$(cat "$out.fingerprint" 2>/dev/null || true)" = "$fingerprint" ]; then
+  if cache_fresh "$out.fingerprint" "$fingerprint" "$out"; then
     log "up to date: $out"
     return 0
   fi
   mkdir -p "$(dirname "$out")"
   tmp="$(mktemp "$(dirname "$out")/.$(basename "$out").XXXXXX")"
-  trap 'rm -f "$tmp" "$out.fingerprint.tmp"' EXIT
+  trap 'rm -f "$tmp"' EXIT
   log "building $what"
   go_build() { (cd "$module_dir" && GOFLAGS=-mod=mod go build -o "$tmp" -ldflags "$ldflags" k8s.io/kubernetes/cmd/kubelet); }
   with_progress "building $what" go_build
   got="$("$tmp" --version 2>&1 || true)"
   [ "$got" = "Kubernetes $version" ] || die "the built kubelet reports '$got', expected 'Kubernetes $version'"
+  cache_forget "$out.fingerprint"
   mv "$tmp" "$out"
-  echo "$fingerprint" > "$out.fingerprint.tmp"
-  mv "$out.fingerprint.tmp" "$out.fingerprint"
+  cache_record "$out.fingerprint" "$fingerprint"
   log "built $out ($version) in $((SECONDS - start))s"
 )
 

@@ -24,17 +24,12 @@ mkdir -p "$BIN_DIR" "$K8S_BIN_DIR" "$IMAGES_DIR"
 tmp="$(mktemp -d "$BIN_DIR/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
-# up_to_date GROUP FINGERPRINT OUTPUT... succeeds when every OUTPUT exists and
-# GROUP was last built from FINGERPRINT. The fingerprint of GROUP is kept in
-# the folder of its first OUTPUT.
-up_to_date() {
-  local group="$1" want="$2" f
-  shift 2
-  for f in "$@"; do [ -e "$f" ] || return 1; done
-  [ "$(cat "$(dirname "$1")/.$group.fingerprint" 2>/dev/null || true)" = "$want" ]
-}
-# record GROUP FINGERPRINT DIR
-record() { echo "$2" > "$3/.$1.fingerprint.tmp" && mv "$3/.$1.fingerprint.tmp" "$3/.$1.fingerprint"; }
+# A group of outputs built together keeps one stamp, DIR/.GROUP.fingerprint
+# (hack/lib.sh's build cache).
+# up_to_date GROUP KEY OUTPUT...: the stamp is in the folder of the first OUTPUT.
+up_to_date() { cache_fresh "$(dirname "$3")/.$1.fingerprint" "$2" "${@:3}"; }
+# record GROUP KEY DIR
+record() { cache_record "$3/.$1.fingerprint" "$2"; }
 go_env() { go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT; }
 
 # --- upstream components --------------------------------------------------------
@@ -58,11 +53,8 @@ want="$(
     echo "ldflags $stable_ldflags"
     go_env
     # The build module links this repository too (kubelet/).
-    cd "$ROOT"
-    find kubelet -name '*.go' ! -name '*_test.go' -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
-    sha256sum go.mod
-    [ ! -f go.sum ] || sha256sum go.sum
-  } | sha256sum | cut -d' ' -f1
+    cache_hash_fork_module
+  } | cache_key
 )"
 outs=()
 for c in $k8s_cmds; do outs+=("$K8S_BIN_DIR/$c"); done
@@ -91,7 +83,7 @@ fi
 ctrd_cmds="containerd containerd-shim-runc-v2 ctr"
 ctrd_mod="github.com/containerd/containerd/v2"
 ctrd_ldflags="-X $ctrd_mod/version.Version=$CONTAINERD_VERSION"
-want="$(printf '%s\n' "$ctrd_mod@$CONTAINERD_VERSION" "$ctrd_cmds" "$CONTAINERD_TAGS" "$ctrd_ldflags" "$(go_env)" | sha256sum | cut -d' ' -f1)"
+want="$(printf '%s\n' "$ctrd_mod@$CONTAINERD_VERSION" "$ctrd_cmds" "$CONTAINERD_TAGS" "$ctrd_ldflags" "$(go_env)" | cache_key)"
 outs=()
 for c in $ctrd_cmds; do outs+=("$BIN_DIR/$c"); done
 if up_to_date containerd "$want" "${outs[@]}"; then
@@ -113,12 +105,11 @@ fi
 # --- hack/tools ---------------------------------------------------------------------
 tools="imgpack crisweep"
 tools_fp() {
-  cd "$ROOT/hack/tools"
   echo "$tools"
   go_env
-  find . -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+  cache_hash_files "$ROOT/hack/tools" . \( -name '*.go' -o -name go.mod -o -name go.sum \)
 }
-want="$(tools_fp | sha256sum | cut -d' ' -f1)"
+want="$(tools_fp | cache_key)"
 outs=()
 for c in $tools; do outs+=("$BIN_DIR/$c"); done
 if up_to_date tools "$want" "${outs[@]}"; then
@@ -138,8 +129,8 @@ want="$(
     echo "$PAUSE_IMAGE"
     cat "$BIN_DIR/.tools.fingerprint"
     go_env
-    cd "$ROOT" && find hack/images/pause -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
-  } | sha256sum | cut -d' ' -f1
+    cache_hash_files "$ROOT" hack/images/pause
+  } | cache_key
 )"
 if up_to_date pause-image "$want" "$IMAGES_DIR/pause.tar"; then
   log "pause image up to date ($IMAGES_DIR/pause.tar)"

@@ -149,10 +149,12 @@ kubelet_cmd() {
     --v="$KUBELET_VERBOSITY"
 }
 
-# fingerprint FILE... prints a digest of the given command words and, for each
-# that is a file, its identity and content (binaries: inode, size, mtime,
-# since they are replaced by mv and are large).
-fingerprint() {
+# command_fingerprint WORD... prints a digest of a command line's words
+# and, for each that is a file, its identity and content (binaries: inode,
+# size, mtime, since they are replaced by mv and are large): what a running
+# process was started as, kept in RUN_DIR/NAME.fingerprint (not a build
+# cache: that is hack/lib.sh's cache_*).
+command_fingerprint() {
   local w
   for w in "$@"; do
     echo "arg $w"
@@ -162,7 +164,7 @@ fingerprint() {
     if [ -f "$w" ]; then
       if [ -x "$w" ]; then stat -Lc 'bin %i %s %Y' "$w"; else sha256sum "$w"; fi
     fi
-  done | sha256sum | cut -d' ' -f1
+  done | cache_key
 }
 
 # start_kubelet [force] starts the kubelet with the current config, unless it
@@ -176,7 +178,7 @@ start_kubelet() {
   write_kubelet_config
   local -a cmd
   mapfile -t cmd < <(kubelet_cmd)
-  fp="$(fingerprint "${cmd[@]}")"
+  fp="$(command_fingerprint "${cmd[@]}")"
   if [ -z "$force" ] && proc_pid kubelet > /dev/null && [ "$(cat "$RUN_DIR/kubelet.fingerprint")" = "$fp" ] &&
     in_serve_cgroup kubelet "$(proc_pid kubelet)"; then
     log "kubelet is running (pid $(proc_pid kubelet)), unchanged"

@@ -151,7 +151,7 @@ make_cgroup_root
 ensure() {
   local name="$1" health="$2" timeout="$3" fp pid
   shift 3
-  fp="$(fingerprint "$@")"
+  fp="$(command_fingerprint "$@")"
   if pid="$(proc_pid "$name")" && [ "$(cat "$RUN_DIR/$name.fingerprint" 2> /dev/null)" = "$fp" ]; then
     if ! in_serve_cgroup "$name" "$pid"; then
       log "$name (pid $pid) runs outside its cgroup $SERVE_CGROUP/$name: restarting it there"

@@ -69,14 +69,11 @@ want="$(
     sha256sum "$busybox" "${host_paths[@]}"
     cd "$ROOT"
     sha256sum hack/e2e-node/build-images.sh
-    find hack/images hack/tools/imgpack hack/tools/go.mod hack/tools/go.sum -type f ! -name '*_test.go' -print0 |
-      LC_ALL=C sort -z | xargs -0 sha256sum
-  } | sha256sum | cut -d' ' -f1
+    cache_hash_files "$ROOT" hack/images hack/tools/imgpack hack/tools/go.mod hack/tools/go.sum ! -name '*_test.go'
+  } | cache_key
 )"
 outs=("$images_dir/agnhost.tar" "$images_dir/busybox.tar" "$images_dir/pause.tar")
-up=1
-for f in "${outs[@]}"; do [ -f "$f" ] || up=""; done
-if [ -n "$up" ] && [ "$(cat "$images_dir/.fingerprint" 2> /dev/null || true)" = "$want" ]; then
+if cache_fresh "$images_dir/.fingerprint" "$want" "${outs[@]}"; then
   log "e2e-node images up to date ($images_dir)"
   exit 0
 fi
@@ -137,6 +134,6 @@ log "packing $PAUSE_IMAGE"
 "$work/bin/imgpack" -o "$work/pause.tar" -tag "$PAUSE_IMAGE" -entrypoint /pause "$work/bin/pause:/pause"
 
 for f in agnhost busybox pause; do mv "$work/$f.tar" "$images_dir/$f.tar"; done
-echo "$want" > "$images_dir/.fingerprint"
+cache_record "$images_dir/.fingerprint" "$want"
 printf '%s\n' "agnhost $AGNHOST_IMAGE" "busybox $BUSYBOX_IMAGE" "pause $PAUSE_IMAGE" > "$images_dir/names"
 log "e2e-node images in $images_dir, built in $((SECONDS - start))s"

@@ -27,12 +27,10 @@ want="$(
     go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT
     sha256sum "$BUILD_DIR/go.mod"
     # The harness links pkg/kubelet, which the series makes call kubelet/.
-    cd "$ROOT"
-    find kubelet -name '*.go' ! -name '*_test.go' -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
-    sha256sum go.mod
-  } | sha256sum | cut -d' ' -f1
+    cache_hash_fork_module
+  } | cache_key
 )"
-if [ -x "$bin/e2e_node.test" ] && [ -x "$bin/ginkgo" ] && [ "$(cat "$bin/.fingerprint" 2> /dev/null || true)" = "$want" ]; then
+if cache_fresh "$bin/.fingerprint" "$want" "$bin/e2e_node.test" "$bin/ginkgo"; then
   log "e2e_node.test and ginkgo up to date ($bin)"
   exit 0
 fi
@@ -49,5 +47,5 @@ cp "$BUILD_DIR/go.sum" "$tmp/build.sum"
 (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go build -modfile="$tmp/build.mod" -o "$tmp/ginkgo" github.com/onsi/ginkgo/v2/ginkgo)
 (cd "$BUILD_DIR" && GOFLAGS=-mod=mod go test -c -vet=off -modfile="$tmp/build.mod" -o "$tmp/e2e_node.test" k8s.io/kubernetes/test/e2e_node)
 mv "$tmp/ginkgo" "$tmp/e2e_node.test" "$bin/"
-echo "$want" > "$bin/.fingerprint"
+cache_record "$bin/.fingerprint" "$want"
 log "built $bin/e2e_node.test and ginkgo in $((SECONDS - start))s"

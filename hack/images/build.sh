@@ -25,13 +25,12 @@ fingerprint() (
   echo "image $image"
   go env GOVERSION GOOS
   echo "goarch $goarch"
+  cache_hash_files "$ROOT" e2e/images hack/tools/imgpack hack/tools/go.mod hack/tools/go.sum \( -name '*.go' -o -name go.mod -o -name go.sum \) ! -name '*_test.go'
   cd "$ROOT"
-  find e2e/images hack/tools/imgpack hack/tools/go.mod hack/tools/go.sum -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) ! -name '*_test.go' -print0 |
-    LC_ALL=C sort -z | xargs -0 sha256sum
   sha256sum go.mod go.sum
 )
-want="$(fingerprint | sha256sum | cut -d' ' -f1)"
-if [ -f "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null)" = "$want" ]; then
+want="$(fingerprint | cache_key)"
+if cache_fresh "$fingerprint_file" "$want" "$out"; then
   log "$out is up to date ($image)"
   exit 0
 fi
@@ -48,5 +47,6 @@ log "building imgpack"
 (cd "$ROOT/hack/tools" && go build -o "$work/imgpack" ./imgpack)
 
 log "packing $image into $out"
+cache_forget "$fingerprint_file"
 "$work/imgpack" -o "$out" -tag "$image" -arch "$goarch" -entrypoint /testserver "$work/testserver:/testserver"
-echo "$want" >"$fingerprint_file"
+cache_record "$fingerprint_file" "$want"

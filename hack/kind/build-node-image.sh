@@ -62,15 +62,13 @@ fingerprint() (
   echo "name $node_image"
   echo "commit $commit"
   echo "rootfs $(sha256sum < "$rootfs")"
-  cd "$ROOT"
-  find hack/kind/node -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
-  cd "$parts"
-  find bin images -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+  cache_hash_files "$ROOT" hack/kind/node
+  cache_hash_files "$parts" bin images
   sha256sum < "$work/podnet.tar"
   sha256sum < "$BIN_DIR/nodeimage"
 )
-want="$(fingerprint | sha256sum | cut -d' ' -f1)"
-if [ -f "$out" ] && [ "$(cat "$fingerprint_file" 2> /dev/null)" = "$want" ]; then
+want="$(fingerprint | cache_key)"
+if cache_fresh "$fingerprint_file" "$want" "$out"; then
   log "$out is up to date ($node_image)"
 else
   # Layer 2, staged in a folder.
@@ -98,13 +96,13 @@ else
   series="$(series_hash)"
   kubelet_version="$("$parts/bin/kubelet" --version | cut -d' ' -f2)"
   log "assembling $node_image (kubelet $kubelet_version)"
-  rm -f "$fingerprint_file"
+  cache_forget "$fingerprint_file"
   "$BIN_DIR/nodeimage" --base-layers "$rootfs,$work/node-files.tar" --kubelet "$parts/bin/kubelet" \
     --upstream-version "v$K8S_VERSION" --series-hash "$series" --image-version "$kubelet_version" \
     --label "io.sidecar-kubelet.base=$base_label" --label "org.opencontainers.image.revision=$commit" \
     --label "io.sidecar-kubelet.build=$want" \
     --name "$node_image" --out "$out"
-  echo "$want" > "$fingerprint_file"
+  cache_record "$fingerprint_file" "$want"
 fi
 
 # Into the engine, unless it holds this very build already.

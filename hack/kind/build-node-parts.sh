@@ -46,14 +46,15 @@ export CGO_ENABLED=0
 
 # group NAME FINGERPRINT: succeeds (and says so) when NAME was last built from
 # FINGERPRINT; record NAME FINGERPRINT after a build.
+# (hack/lib.sh's build cache: one stamp per group, parts/.NAME.fingerprint).
 group() {
-  if [ "$(cat "$parts/.$1.fingerprint" 2> /dev/null || true)" = "$2" ]; then
+  if cache_fresh "$parts/.$1.fingerprint" "$2"; then
     log "$1 up to date"
     return 0
   fi
   return 1
 }
-record() { echo "$2" > "$parts/.$1.fingerprint"; }
+record() { cache_record "$parts/.$1.fingerprint" "$2"; }
 # static FILE...: fail unless every FILE is a static executable.
 static() {
   local f
@@ -78,10 +79,8 @@ build_k8s() {
       printf '%s\n' "$TREE_STATUS" "$TREE_EDITS"
       echo "ldflags $ldflags"
       go_env
-      cd "$ROOT"
-      find kubelet -name '*.go' ! -name '*_test.go' -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
-      sha256sum go.mod go.sum
-    } | sha256sum | cut -d' ' -f1
+      cache_hash_fork_module
+    } | cache_key
   )"
   group "$g" "$want" && return 0
   for c in $cmds; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
@@ -112,7 +111,7 @@ build_k8s kubernetes "kubeadm kubectl kube-apiserver kube-controller-manager kub
 # --- containerd ---------------------------------------------------------------------
 ctrd_mod="github.com/containerd/containerd/v2"
 ctrd_cmds="containerd containerd-shim-runc-v2 ctr"
-want="$(printf '%s\n' "$ctrd_mod@$CONTAINERD_VERSION" "$ctrd_cmds" "$CONTAINERD_TAGS" static "$(go_env)" | sha256sum | cut -d' ' -f1)"
+want="$(printf '%s\n' "$ctrd_mod@$CONTAINERD_VERSION" "$ctrd_cmds" "$CONTAINERD_TAGS" static "$(go_env)" | cache_key)"
 if ! group containerd "$want"; then
   pkgs=()
   for c in $ctrd_cmds; do pkgs+=("$ctrd_mod/cmd/$c@$CONTAINERD_VERSION"); done
@@ -153,21 +152,21 @@ coredns_version="$(cd "$tmp" && served github.com/coredns/coredns "$coredns_vers
 pack() { local n="$1" tag="$2"; shift 2; "$BIN_DIR/imgpack" -o "$tmp/$n.tar" -tag "$tag" "$@" && mv "$tmp/$n.tar" "$images/$n.tar"; }
 
 want="$(cat "$parts/.kubernetes.fingerprint"; echo "$imgpack_sum"; printf '%s\n' "${wanted[@]}")"
-if ! group control-plane-images "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+if ! group control-plane-images "$(cache_key <<< "$want")"; then
   for c in kube-apiserver kube-controller-manager kube-scheduler; do
     pack "$c" "$(image_of "$c")" -entrypoint "/usr/local/bin/$c" "$bin/$c:/usr/local/bin/$c"
     rm -f "$bin/$c" # only in the image
   done
-  record control-plane-images "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  record control-plane-images "$(cache_key <<< "$want")"
 fi
 
 # kube-proxy runs iptables and conntrack: a Debian root under its binary.
 proxy_root="$(kind_rootfs_tar bookworm-kube-proxy "iptables,conntrack,ipset,kmod")"
 want="$(cat "$parts/.kubernetes.fingerprint"; echo "$imgpack_sum"; sha256sum < "$proxy_root"; image_of kube-proxy)"
-if ! group kube-proxy-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+if ! group kube-proxy-image "$(cache_key <<< "$want")"; then
   pack kube-proxy "$(image_of kube-proxy)" -layer "$proxy_root" -entrypoint /usr/local/bin/kube-proxy "$bin/kube-proxy:/usr/local/bin/kube-proxy"
   rm -f "$bin/kube-proxy"
-  record kube-proxy-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  record kube-proxy-image "$(cache_key <<< "$want")"
 fi
 
 # module_build MODULE@VERSION PACKAGE OUT [MAIN_GO]: build PACKAGE of MODULE
@@ -190,7 +189,7 @@ module_build() {
 }
 
 want="$(printf '%s\n' "etcd $etcd_version $etcd_image" "$(go_env)"; echo "$imgpack_sum")"
-if ! group etcd-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+if ! group etcd-image "$(cache_key <<< "$want")"; then
   start=$SECONDS
   with_progress "building etcd $etcd_version (static)" module_build "go.etcd.io/etcd/server/v3@$etcd_version" . "$tmp/etcd" \
     'package main
@@ -205,25 +204,25 @@ import (
 func main() { etcdmain.Main(os.Args) }'
   static "$tmp/etcd"
   pack etcd "$etcd_image" -entrypoint /usr/local/bin/etcd "$tmp/etcd:/usr/local/bin/etcd"
-  record etcd-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  record etcd-image "$(cache_key <<< "$want")"
   log "built etcd $etcd_version in $((SECONDS - start))s"
 fi
 
 want="$(printf '%s\n' "coredns $coredns_version $coredns_image" "$(go_env)"; echo "$imgpack_sum")"
-if ! group coredns-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+if ! group coredns-image "$(cache_key <<< "$want")"; then
   start=$SECONDS
   with_progress "building coredns $coredns_version (static)" module_build "github.com/coredns/coredns@$coredns_version" github.com/coredns/coredns "$tmp/coredns"
   static "$tmp/coredns"
   pack coredns "$coredns_image" -entrypoint /coredns "$tmp/coredns:/coredns"
-  record coredns-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  record coredns-image "$(cache_key <<< "$want")"
   log "built coredns $coredns_version in $((SECONDS - start))s"
 fi
 
 want="$(printf '%s\n' "$pause_image"; echo "$imgpack_sum")"
-if ! group pause-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+if ! group pause-image "$(cache_key <<< "$want")"; then
   go build -trimpath -o "$tmp/pause" "$ROOT/hack/images/pause"
   pack pause "$pause_image" -entrypoint /pause "$tmp/pause:/pause"
-  record pause-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  record pause-image "$(cache_key <<< "$want")"
 fi
 
 # The default storage, as kind's images have it: rancher's local-path-provisioner
@@ -233,23 +232,23 @@ fi
 lpp_version="$(cd "$tmp" && served github.com/rancher/local-path-provisioner "$LOCAL_PATH_PROVISIONER_VERSION")"
 lpp_image="sidecar-kubelet.local/local-path-provisioner:$lpp_version"
 want="$(printf '%s\n' "local-path-provisioner $lpp_version" "$(go_env)"; echo "$imgpack_sum")"
-if ! group local-path-provisioner-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+if ! group local-path-provisioner-image "$(cache_key <<< "$want")"; then
   start=$SECONDS
   with_progress "building local-path-provisioner $lpp_version (static)" module_build "github.com/rancher/local-path-provisioner@$lpp_version" \
     github.com/rancher/local-path-provisioner "$tmp/local-path-provisioner"
   static "$tmp/local-path-provisioner"
   pack local-path-provisioner "$lpp_image" -entrypoint /usr/local/bin/local-path-provisioner \
     "$tmp/local-path-provisioner:/usr/local/bin/local-path-provisioner"
-  record local-path-provisioner-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  record local-path-provisioner-image "$(cache_key <<< "$want")"
   log "built local-path-provisioner $lpp_version in $((SECONDS - start))s"
 fi
 (cd "$ROOT" && go build -trimpath -o "$tmp/local-path-helper" ./hack/images/localpath)
 static "$tmp/local-path-helper"
 helper_image="sidecar-kubelet.local/local-path-helper:$(sha256sum < "$tmp/local-path-helper" | cut -c1-12)"
 want="$(printf '%s\n' "$helper_image"; echo "$imgpack_sum")"
-if ! group local-path-helper-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"; then
+if ! group local-path-helper-image "$(cache_key <<< "$want")"; then
   pack local-path-helper "$helper_image" -entrypoint /local-path-helper "$tmp/local-path-helper:/local-path-helper"
-  record local-path-helper-image "$(sha256sum <<< "$want" | cut -d' ' -f1)"
+  record local-path-helper-image "$(cache_key <<< "$want")"
 fi
 printf '%s\n' "local-path-provisioner $lpp_image" "local-path-helper $helper_image" > "$images/storage.txt"
 

@@ -110,15 +110,15 @@ if [ "$path" = docker ]; then
   build it static (the default here; KUBELET_BIN= overrides it) or on a distribution no newer than the node image's"
   fi
   log "the kubelet starts in the image: $got"
-  want="$(printf 'docker\n%s\n%s\n' "$node_image" "$(cat "$work/iid")" | sha256sum | cut -d' ' -f1)"
-  if [ -f "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null)" = "$want" ]; then
+  want="$(printf 'docker\n%s\n%s\n' "$node_image" "$(cat "$work/iid")" | cache_key)"
+  if cache_fresh "$fingerprint_file" "$want" "$out"; then
     log "$out is up to date ($node_image, $(cat "$work/iid"))"
     exit 0
   fi
-  rm -f "$fingerprint_file"
+  cache_forget "$fingerprint_file"
   docker save "$node_image" -o "$work/node.tar"
   mv "$work/node.tar" "$out"
-  echo "$want" > "$fingerprint_file"
+  cache_record "$fingerprint_file" "$want"
   log "wrote $out ($node_image, $(cat "$work/iid")); it is in this Docker engine too"
   exit 0
 fi
@@ -131,13 +131,13 @@ fingerprint() (
   if [ "$path" = tar ]; then echo "base-tar ${BASE_TAG:-}"; sha256sum < "$base_tar"; fi
   sha256sum < "$kubelet"
   go env GOVERSION
+  cache_hash_files "$ROOT/hack/tools" nodeimage internal/nodeimage -name '*.go' ! -name '*_test.go'
   cd "$ROOT/hack/tools"
-  find nodeimage internal/nodeimage -type f -name '*.go' ! -name '*_test.go' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
   sha256sum go.mod go.sum
 )
 if [ "$path" = tar ]; then
-  want="$(fingerprint | sha256sum | cut -d' ' -f1)"
-  if [ -f "$out" ] && [ "$(cat "$fingerprint_file" 2>/dev/null)" = "$want" ]; then
+  want="$(fingerprint | cache_key)"
+  if cache_fresh "$fingerprint_file" "$want" "$out"; then
     log "$out is up to date ($node_image)"
     exit 0
   fi
@@ -156,7 +156,7 @@ else
   args+=(--base-ref "$base_ref")
   log "$node_image = $base_ref + $kubelet"
 fi
-rm -f "$fingerprint_file"
+cache_forget "$fingerprint_file"
 "$BIN_DIR/nodeimage" "${args[@]}"
-[ "$path" != tar ] || echo "$want" > "$fingerprint_file"
+[ "$path" != tar ] || cache_record "$fingerprint_file" "$want"
 log "load it with: docker load -i ${out#"$ROOT"/}"

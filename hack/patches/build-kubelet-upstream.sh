@@ -60,7 +60,7 @@ want="$(
     echo "ldflags $ldflags"
     go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT
     sha256sum "$up_dir/go.mod"
-  } | sha256sum | cut -d' ' -f1
+  } | cache_key
 )"
 build_kubelet "the unpatched kubelet $version (${commit:0:12})" \
   "$K8S_BIN_DIR/kubelet-upstream" "$version" "$want" "$up_dir" "$ldflags"

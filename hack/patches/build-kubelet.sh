@@ -45,13 +45,9 @@ fingerprint() (
   echo "ldflags $stable_ldflags"
   # A new toolchain or target needs a new binary too.
   go env GOVERSION GOOS GOARCH GOAMD64 CGO_ENABLED GOEXPERIMENT
-  # Our own module, which the series links into kubelet: every .go file the
-  # compiler would see, tracked or not (tests cannot change the binary).
-  cd "$ROOT"
-  find kubelet -name '*.go' ! -name '*_test.go' -type f -print0 2>/dev/null | LC_ALL=C sort -z | xargs -0 -r sha256sum
-  sha256sum go.mod
-  [ ! -f go.sum ] || sha256sum go.sum
+  # Our own module, which the series links into kubelet.
+  cache_hash_fork_module
 )
-want="$(fingerprint | sha256sum | cut -d' ' -f1)"
+want="$(fingerprint | cache_key)"
 build_kubelet "the kubelet $version (tree ${commit:0:12}, $tree_state${SIDECAR_ORDERING_DEFAULT:+, SIDECAR_ORDERING_DEFAULT=$SIDECAR_ORDERING_DEFAULT})" \
   "$K8S_BIN_DIR/kubelet" "$version" "$want" "$BUILD_DIR" "${ldflags[*]}"
