@@ -15,7 +15,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-policy test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results format-patches
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results docs-bench format-patches
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -132,6 +132,9 @@ test-docs: ## the documents: the README's results table up to date (make docs-re
 	cd hack/tools && go run ./pinned ../..
 	cd hack/tools && go run ./kepcheck ../..
 	hack/docs/results-table.sh check
+
+docs-bench: ## write docs/benchmarks.md's figure blocks again from the committed run in docs/bench (make bench writes them from each quiet run)
+	hack/bench/docs-figures.sh
 
 docs-results: ## write the README's results table again from docs/results (each run's command also does): which runs are of the series as they are now
 	hack/docs/results-table.sh
