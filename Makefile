@@ -15,7 +15,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-policy test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results format-patches
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results docs-bench format-patches
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -127,11 +127,15 @@ node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
 	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
 
-test-docs: ## the documents: the README's results table up to date (make docs-results), relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks); each pinned release written only in its UPSTREAM_VERSION (hack/tools/pinned); the KEP's kep.yaml and PRR file (hack/tools/kepcheck)
+test-docs: ## the documents: the README's results table up to date (make docs-results), relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks); each pinned release written only in its UPSTREAM_VERSION (hack/tools/pinned); the KEP's kep.yaml and PRR file (hack/tools/kepcheck); no measured figure typed by hand in README.md and docs/benchmarks.md, only in blocks a command writes (hack/tools/measured)
 	cd hack/tools && go run ./mdlinks ../..
 	cd hack/tools && go run ./pinned ../..
 	cd hack/tools && go run ./kepcheck ../..
+	cd hack/tools && go run ./measured ../..
 	hack/docs/results-table.sh check
+
+docs-bench: ## write docs/benchmarks.md's figure blocks again from the committed run in docs/bench (make bench writes them from each quiet run)
+	hack/bench/docs-figures.sh
 
 docs-results: ## write the README's results table again from docs/results (each run's command also does): which runs are of the series as they are now
 	hack/docs/results-table.sh

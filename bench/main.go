@@ -27,6 +27,7 @@ limitations under the License.
 //	bench chain -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR -ways ... [-sidecars 20] [-repeat 2] -out chain.jsonl
 //	bench never-ready -kubeconfig K -kubelet-url URL -cri ... -pod-logs DIR -ways ... [-pods 10] [-late 15s,30s,45s] -out never-ready.jsonl
 //	bench report -samples samples.jsonl [-segments segments.jsonl] [-probe-rates F] [-density F] [-chain F] [-never-ready F] [-gobench go.txt] [-meta meta.md] -out DIR
+//	bench figures -samples samples.jsonl|samples.json [-density density.jsonl|density.json] -meta meta.md|report.md [-took T] -out DIR
 //
 // run creates the pods of one way at a time (-parallel lanes of them at
 // once, each lane one pod after another) and records, for each container, the CRI's
@@ -42,6 +43,8 @@ limitations under the License.
 // into report.md (the tables), samples.json, segments.json, one timeline
 // SVG per scenario and a′ per way as a box plot (aprime.svg); with -density,
 // also the density table, density.json and its pictures (density-*.svg).
+// figures writes the blocks of docs/benchmarks.md that quote the run's
+// figures (see figures.go), from a quiet run only.
 package main
 
 import (
@@ -63,7 +66,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|chain|never-ready|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|chain|never-ready|report|figures [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -80,8 +83,10 @@ func main() {
 		err = chainCmd(os.Args[2:])
 	case "never-ready":
 		err = neverReadyCmd(os.Args[2:])
+	case "figures":
+		err = figuresCmd(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (want run, probe-rate, density, chain, never-ready or report)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (want run, probe-rate, density, chain, never-ready, report or figures)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -27,7 +27,9 @@
 #      created meanwhile whose sidecars must still be seen ready promptly
 #   7. BenchmarkComputePodActions, both trees, runs interleaved
 #   8. bench report: report.md, goals.md, samples.json, probe-rates.json,
-#      density.json, timeline-*.svg, aprime.svg, density-*.svg
+#      density.json, timeline-*.svg, aprime.svg, density-*.svg; into
+#      docs/bench only, bench figures: the figures docs/benchmarks.md
+#      quotes, into its generated blocks (hack/bench/docs-figures.sh)
 #
 # Env:
 #   BENCH_REPEAT=N   repeats of every pod of every way (default 2; 8 gives
@@ -536,5 +538,10 @@ if [ "$out" = "$ROOT/docs/bench" ]; then
     echo
     cat "$work/report/goals.md"
   } | record_result bench "make bench"
+  # The figures docs/benchmarks.md quotes, into its generated blocks, each
+  # naming this run: from the same raw files, a quiet run only (bench
+  # figures checks meta.md too).
+  "$work/bench" figures -samples "$samples" "${density_args[@]}" -meta "$work/meta.md" -took "$took" -out "$work/figures"
+  "$ROOT/hack/bench/docs-figures.sh" "$work/figures"
 fi
 log "report in $out/report.md (raw files in $work) after $((SECONDS - started))s"

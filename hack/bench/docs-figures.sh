@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The figures docs/benchmarks.md quotes, in its generated blocks
+# (<!-- bench-NAME:begin (written by make bench; do not edit) --> ...
+# <!-- bench-NAME:end -->), each opening with the run it comes from: written
+# by bench figures (bench/figures.go) from a quiet run, never typed by hand.
+#
+#   hack/bench/docs-figures.sh DIR   write the blocks from the files bench
+#                                    figures wrote into DIR (make bench, after
+#                                    its report)
+#   hack/bench/docs-figures.sh       run bench figures on the committed run in
+#                                    docs/bench (samples.json, density.json,
+#                                    the header of report.md, the time in
+#                                    docs/results/bench.md) and write the
+#                                    blocks from it (make docs-bench)
+#
+# bench figures refuses a run whose meta is not recorded as quiet (and
+# make bench's committed report already comes only from quiet runs).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+doc=docs/benchmarks.md
+dir="${1:-}"
+if [ -z "$dir" ]; then
+  dir="$(mktemp -d)"
+  trap 'rm -rf "$dir"' EXIT
+  bench="$ROOT/docs/bench"
+  density_args=()
+  [ ! -s "$bench/density.json" ] || density_args=(-density "$bench/density.json")
+  took="$(sed -n 's/^`make bench` of .*, \([0-9][0-9]* s\)[,;].*/\1/p' "$ROOT/docs/results/bench.md" | head -n1)"
+  (cd "$ROOT" && go run ./bench figures -samples "$bench/samples.json" "${density_args[@]}" \
+    -meta "$bench/report.md" -took "$took" -out "$dir")
+fi
+for name in bench-samples bench-single bench-density; do
+  [ -f "$dir/$name.md" ] || die "$dir has no $name.md (bench figures writes it)"
+  doc_has_block "$doc" "$name" || die "$doc has no <!-- $name:begin --> line"
+  # The figures go in with a blank line on either side, as Markdown
+  # wants around a table.
+  { echo; cat "$dir/$name.md"; echo; } | write_doc_block "$doc" "$name"
+done
+log "wrote the figures of $doc"
