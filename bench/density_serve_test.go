@@ -315,7 +315,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 			sum("upstream/native-startup", 110, 3, 40.4, 90, 1500), // 40.0 ≤ 40.4: whole seconds as shown
 		},
 		want: []string{
-			"yes: 110 ms at 10 pods (`upstream/native-startup` 100); 99.0 ms at 110 pods (`upstream/native-startup` 90.0); 110 pods against 10: 99.0 against 110 ms",
+			"yes: 110 ms at 10 pods (`upstream/native-startup` 100); 99.0 ms at 110 pods (`upstream/native-startup` 90.0); 110 pods against 10: 99.0 against 110 ms (`upstream/native-startup` 90.0 against 100)",
 			"yes: 4.00 s at 10 pods (`fork/poststart` 4.20 s, `upstream/native-startup` 4.50 s); 40.00 s at 110 pods (`fork/poststart` 41.00 s, `upstream/native-startup` 40.40 s)",
 			"yes: 150 ms at 10 pods (`fork/poststart` 160); 900 ms at 110 pods (`fork/poststart` 950)",
 		},
@@ -330,7 +330,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 			sum("upstream/native-startup", 110, 3, 41, 90, 1500),
 		},
 		want: []string{
-			"no: 111 ms at 10 pods (`upstream/native-startup` 100); 95.0 ms at 110 pods (`upstream/native-startup` 90.0); 110 pods against 10: 95.0 against 111 ms",
+			"no: 111 ms at 10 pods (`upstream/native-startup` 100); 95.0 ms at 110 pods (`upstream/native-startup` 90.0); 110 pods against 10: 95.0 against 111 ms (`upstream/native-startup` 90.0 against 100)",
 			"no: 4.60 s at 10 pods (`fork/poststart` 4.20 s, `upstream/native-startup` 4.50 s); 40.00 s at 110 pods (`fork/poststart` 41.00 s, `upstream/native-startup` 41.00 s)",
 			"no: 160 ms at 10 pods (`fork/poststart` 160); 900 ms at 110 pods (`fork/poststart` 950)",
 		},
@@ -343,7 +343,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 			sum("upstream/native-startup", 110, 3, 41, 100, nan),
 		},
 		want: []string{
-			"no: 90.0 ms at 10 pods (`upstream/native-startup` 100); 95.0 ms at 110 pods (`upstream/native-startup` 100); 110 pods against 10: 95.0 against 90.0 ms",
+			"no: 90.0 ms at 10 pods (`upstream/native-startup` 100); 95.0 ms at 110 pods (`upstream/native-startup` 100); 110 pods against 10: 95.0 against 90.0 ms (`upstream/native-startup` 100 against 100)",
 			"yes: 4.00 s at 10 pods (`upstream/native-startup` 4.50 s); 40.00 s at 110 pods (`upstream/native-startup` 41.00 s)",
 			"—: —",
 		},

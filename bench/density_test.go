@@ -512,11 +512,13 @@ func TestDensityGoals(t *testing.T) {
 		sums: []DensitySummary{
 			sum("fork/native-wait-ready", 10, 3, 40, 100, 150),
 			sum("fork/native-wait-ready", 30, 7, 45, 201, 180), // more per pod than at 10; the mean over the bound
+			sum("fork/no-sidecars", 10, 2.9, 35, 0, 0),
 			sum("fork/no-sidecars", 30, 6, 40, 0, 0),
 			sum("fork/poststart", 30, 6.9, 40, 0, 0), // earlier than the fork
 		},
 		want: []string{
-			"fork/native-wait-ready: no: 45.0 ms at 30 pods (`fork/no-sidecars` 40.0), 40.0 ms at 10 pods",
+			// The same pods without sidecars grew too: shown beside.
+			"fork/native-wait-ready: no: 45.0 ms at 30 pods (`fork/no-sidecars` 40.0), 40.0 ms at 10 pods (`fork/no-sidecars` 40.0 and 35.0)",
 			"fork/native-wait-ready: —: —",
 			"fork/native-wait-ready: no: mean ≤ 201/s, peak 180/s; tightest window 6030 in 30.00 s (the bound: 6020) (30 pods)",
 			"fork/native-wait-ready: no: 7.00 s at 30 pods (`fork/poststart` 6.90 s)",
