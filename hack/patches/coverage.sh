@@ -42,7 +42,7 @@ mapfile -t pkgs < <(
     echo "k8s.io/kubernetes/$d"
   done
   [ ! -f "$SERIES_DIR/test-packages" ] || lines "$SERIES_DIR/test-packages"
-) 
+)
 mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | grep -v '^$' | sort -u)
 
 # Exclusions: a package dropped whole, or tests skipped (anchored as
@@ -55,12 +55,16 @@ if [ -f "$SERIES_DIR/test-exclusions" ]; then
       drop[$pkg]=1
     else
       re="$(printf '%s' "$name" | sed -e 's/[][\\.^$*+?(){}|]/\\&/g' -e 's|/|$/^|g')"
-      skip[$pkg]="${skip[$pkg]:+${skip[$pkg]}|}^$re\$"
+      depth="$(printf '%s' "$name" | tr -cd / | wc -c)"
+      skip[$pkg]="${skip[$pkg]:-}$depth ^$re\$"$'\n'
     fi
   done < <(lines "$SERIES_DIR/test-exclusions")
 fi
+# skip_regexp PKG: the package's exclusions as one -skip, shallow names
+# first (go test takes the first alternative that matches a name so far).
+skip_regexp() { printf '%s' "${skip[$1]}" | sort -n -s -k1,1 | cut -d' ' -f2- | paste -sd'|'; }
 
-# cover_line LOG: go test's per-package lines, as "<package> <percent> <time>".
+# cover_lines LOG: go test's per-package lines, as "<package> <percent> <time>".
 # "ok  <pkg>  1.2s  coverage: 45.6% of statements"; a package without test
 # files says "<pkg>  coverage: 0.0% of statements" (or "[no test files]").
 cover_lines() {
@@ -88,7 +92,7 @@ for p in "${pkgs[@]}"; do
   [ -z "${drop[$p]:-}" ] || { log "skipping $p (dropped by $SERIES_DIR/test-exclusions)"; continue; }
   n=$((n + 1))
   args=(-count=1 -cover -coverprofile="$tmp/profile.$n")
-  [ -z "${skip[$p]:-}" ] || args+=(-skip "${skip[$p]}")
+  [ -z "${skip[$p]:-}" ] || args+=(-skip "$(skip_regexp "$p")")
   log "go test ${args[*]/#-coverprofile=*/-coverprofile=...} $p"
   go test "${args[@]}" "$p" 2>&1 | tee -a "$tmp/upstream.log" >&2
 done
