@@ -175,7 +175,7 @@ if [ "$K8S_MINOR" = "$(default_minor)" ]; then
   # those of the termination).
   for doc in docs/kep/README.md:. docs/kep/termination-fix.md:termination; do
     pattern="${doc#*:}" doc="${doc%%:*}"
-    [ -f "$ROOT/$doc" ] && doc_has_block "$doc" coverage || continue
+    if [ ! -f "$ROOT/$doc" ] || ! doc_has_block "$doc" coverage; then continue; fi
     {
       printf -- '[docs/results/coverage-v%s.md](../results/coverage-v%s.md), written by `make coverage` of %s UTC on `%s`: the fork'"'"'s files in upstream'"'"'s tree %s of %s statements; per package: %s; %s.\n' \
         "$K8S_VERSION" "$K8S_VERSION" "$(date -u '+%Y-%m-%d %H:%M')" "$version" "$fork_pct" "$fork_total" "$own_summary" "$up_summary"
