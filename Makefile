@@ -15,7 +15,7 @@ export K8S_VERSION
 E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-policy test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
-	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results docs-bench format-patches
+	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results docs-bench format-patches coverage
 
 help: ## list the targets
 	@echo "sidecar-kubelet (K8S_VERSION=$(K8S_VERSION) -> v$$(hack/patches/k8s-version.sh)). Targets:"
@@ -64,6 +64,9 @@ test: kubelet test-unit test-policy test-tools test-docs test-e2e-tools test-ben
 test-unit: ## go test our own packages (./kubelet/..., ./hack/images/...); the fork's files in kubernetes/ gofmt'ed
 	go test -count=1 ./kubelet/... ./hack/images/...
 	@unformatted="$$(gofmt -l kubernetes)"; [ -z "$$unformatted" ] || { echo "gofmt would change: $$unformatted" >&2; exit 1; }
+
+coverage: ## unit-test coverage per package (the fork's ./kubelet/..., the patched upstream packages, the fork's files in upstream's tree) into docs/results/coverage-vX.Y.Z.md
+	hack/patches/coverage.sh
 
 test-policy: ## the admission policy of rule 16 (deploy/) against the kubelet's annotation parser, in the API server's own policy code
 	cd deploy && go vet ./... && go test -count=1 ./...
