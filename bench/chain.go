@@ -23,7 +23,7 @@ package main
 // one app starts after the last. Issue 36's goal: the app runs within
 // n × (0.5 s + the runtime's start) + 5 s of the first sidecar's start,
 // that is the ordering itself (detection, the kubelet's syncs) adds at
-// most 5 s over a chain of 20, a quarter of a second a sidecar (SPEC rule
+// most 5 s over a chain of 20, a quarter of a second a sidecar (contract rule
 // 3's promise). The same pod runs in the ways users have instead: native
 // sidecars under wait-ready, the postStart-hook workaround, and upstream's
 // native sidecars with exec startup probes.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package deploy_test keeps the admission policy of SPEC rule 16
+// Package deploy_test keeps the admission policy of contract rule 16
 // (sidecar-annotation-policy.yaml) in step with the kubelet: every value
 // below goes through sidecars.Decide and through the policy, evaluated by
 // k8s.io/apiserver's own ValidatingAdmissionPolicy code (its CEL

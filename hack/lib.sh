@@ -225,7 +225,7 @@ wait_for() {
   done
 }
 
-# ADMISSION_POLICY is SPEC rule 16's admission policy: a
+# ADMISSION_POLICY is contract rule 16's admission policy: a
 # ValidatingAdmissionPolicy and its binding that refuse a pod whose sidecar
 # annotations are malformed (deploy/README.md).
 ADMISSION_POLICY="$ROOT/deploy/sidecar-annotation-policy.yaml"

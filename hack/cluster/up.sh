@@ -9,7 +9,7 @@
 # same binary and configuration is left alone; one whose binary or
 # configuration changed is restarted alone (e.g. a new kubelet). Every image
 # tarball in _output/images/*.tar is imported into containerd (again when it
-# changed). The admission policy of SPEC rule 16
+# changed). The admission policy of contract rule 16
 # (deploy/sidecar-annotation-policy.yaml) is applied once the API server
 # answers.
 #
@@ -249,7 +249,7 @@ start_kubelet ""
 wait_kubelet_node_ready
 wait_for "the default ServiceAccount" 60 kctl -n default get serviceaccount default ||
   die "no default ServiceAccount; see $LOG_DIR/kube-controller-manager.log"
-# SPEC rule 16's admission policy (deploy/README.md): applied every time,
+# contract rule 16's admission policy (deploy/README.md): applied every time,
 # which changes nothing when it is there and unchanged.
 apply_admission_policy kctl ||
   die "the API server does not enforce the admission policy ${ADMISSION_POLICY#"$ROOT"/}; see $LOG_DIR/kube-apiserver.log"

@@ -16,7 +16,7 @@
 # make node-image, on the published kindest/node of the release or the one
 # kind builds for it) and the test image, creates the cluster with the
 # project's config, loads the test image into every node and waits for
-# every node Ready, and applies the admission policy of SPEC rule 16
+# every node Ready, and applies the admission policy of contract rule 16
 # (deploy/sidecar-annotation-policy.yaml). The kubeconfig goes to
 # _output/kind/<cluster>.kubeconfig. A second `up` with nothing changed
 # only applies the policy again, which changes nothing; with a new node
@@ -176,7 +176,7 @@ EOF
   log "kind create cluster took $((SECONDS - t1))s"
   kind_cmd load image-archive --name "$name" "$OUTPUT/images/testserver.tar"
   wait_for "every node of $name Ready" "${KIND_WAIT:-300}" kubectl wait --for=condition=Ready nodes --all --timeout=5s > /dev/null
-  # SPEC rule 16's admission policy (deploy/README.md).
+  # contract rule 16's admission policy (deploy/README.md).
   apply_admission_policy kubectl || die "the API server of $name does not enforce the admission policy"
   log "kind cluster $name up in $((SECONDS - t0))s"
   show
