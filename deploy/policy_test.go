@@ -32,6 +32,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -246,6 +247,12 @@ func expectSameAsKubelet(t *testing.T, pod *v1.Pod) sidecars.Decision {
 	if got.err != "" {
 		t.Fatalf("annotations %s: the policy failed: %s", annotations, got.err)
 	}
+	if waitReadyLeftToKubelet(pod) {
+		if got.denied {
+			t.Errorf("annotations %s: wait-ready is the kubelet's to check, yet the policy refuses: %s", annotations, got.message)
+		}
+		return d
+	}
 	switch {
 	case d.Err == nil && got.denied:
 		t.Errorf("annotations %s: the kubelet accepts them (layout %+v), the policy refuses: %s", annotations, d.Layout, got.message)
@@ -259,6 +266,58 @@ func expectSameAsKubelet(t *testing.T, pod *v1.Pod) sidecars.Decision {
 		}
 	}
 	return d
+}
+
+// waitReadyLeftToKubelet reports whether the pod's wait-ready is one the
+// policy leaves to the kubelet (deploy/README.md): not a boolean, and a
+// list of names, or one name of a container of the pod that is not a
+// native sidecar.
+func waitReadyLeftToKubelet(pod *v1.Pod) bool {
+	value, ok := pod.Annotations[sidecars.WaitReadyAnnotation]
+	if !ok {
+		return false
+	}
+	if _, err := strconv.ParseBool(strings.TrimSpace(value)); err == nil && len(value) <= 32 {
+		return false
+	}
+	if strings.Contains(value, ",") {
+		return true
+	}
+	name := strings.TrimSpace(value)
+	for _, c := range pod.Spec.InitContainers {
+		if c.Name == name {
+			return c.RestartPolicy == nil || *c.RestartPolicy != v1.ContainerRestartPolicyAlways
+		}
+	}
+	return slices.ContainsFunc(pod.Spec.Containers, func(c v1.Container) bool { return c.Name == name })
+}
+
+// TestPolicyOnTheNamedForm checks wait-ready naming native sidecars: one
+// name of a native sidecar is valid, and the sidecars annotation is still
+// checked beside it; a list, or the name of another container, is left to
+// the kubelet; a name the pod does not have is refused in the kubelet's
+// words.
+func TestPolicyOnTheNamedForm(t *testing.T) {
+	for _, tc := range []struct {
+		sidecars, waitReady string
+		wantDenied          bool
+	}{
+		{"a", "native", false},
+		{"a", " native ", false},
+		{"nope", "native", true},
+		{"a", "native,init", false},
+		{"a", "native,native", false},
+		{"a", "init", false},
+		{"a", "app", false},
+		{"a", "vault-agent", true},
+		{"nope", "native,vault-agent", false},
+	} {
+		pod := newPod(appContainers, initContainers, map[string]string{sidecars.SidecarsAnnotation: tc.sidecars, sidecars.WaitReadyAnnotation: tc.waitReady})
+		expectSameAsKubelet(t, pod)
+		if got := review(t, admission.Create, pod, nil); got.denied != tc.wantDenied {
+			t.Errorf("sidecars %q, wait-ready %q: denied %v (%s), want %v", tc.sidecars, tc.waitReady, got.denied, got.message, tc.wantDenied)
+		}
+	}
 }
 
 // TestPolicyCompilesOnEverySupportedServer compiles every expression as an

@@ -37,8 +37,9 @@ type Event struct {
 	// Key tells occurrences apart: an event whose key the latch has seen for
 	// the pod is a repeat of one already recorded.
 	Key string
-	// AppsWaited is, for SidecarsReady, how long the app containers waited
-	// for their sidecars (sidecarmetrics.AppStartWaitDuration); zero when the
+	// AppsWaited is, for SidecarsReady, how long the app containers (or,
+	// behind native sidecars, the containers after them) waited for their
+	// sidecars (sidecarmetrics.AppStartWaitDuration); zero when the
 	// sidecars' start time is unknown.
 	AppsWaited time.Duration
 }
@@ -96,9 +97,51 @@ func Start(p sidecars.StartPlan, l sidecars.Layout, now time.Time) []Event {
 	return events
 }
 
-// StartKeys are the keys of the start events (Start), which
+// The keys of the start events of native sidecars (NativeGate): apart
+// from the annotated sidecars' (Start), so that a pod with both records
+// each wait once.
+const (
+	nativeWaitingKey = sidecars.ReasonWaitingForSidecars + " (native sidecars)"
+	nativeReadyKey   = sidecars.ReasonSidecarsReady + " (native sidecars)"
+)
+
+// NativeGate returns the start events of a native sidecar that holds the
+// next container until it is ready (sidecars.Layout.GatesOnReady), in a
+// sync that finds it the newest of the pod's init containers, before the
+// pod's containers have started:
+//   - not ready: WaitingForSidecars, naming it and next (the next init
+//     container, or the pod's containers);
+//   - ready, and the last of gated (the pod's native sidecars that gate on
+//     readiness, in order): SidecarsReady, with how long next waited since
+//     firstStarted (the first of gated's start; zero when unknown), which
+//     is also the wait histogram's. A ready sidecar with another gating one
+//     after it lets the next container start without an event: the
+//     containers after the last one still wait.
+func NativeGate(sidecar string, ready bool, next, gated []string, firstStarted, now time.Time) []Event {
+	if !ready {
+		return []Event{{
+			Type:    v1.EventTypeNormal,
+			Reason:  sidecars.ReasonWaitingForSidecars,
+			Message: capMessage("Waiting for sidecar " + sidecar + " to be ready before starting " + strings.Join(next, ", ")),
+			Key:     nativeWaitingKey,
+		}}
+	}
+	if len(gated) == 0 || gated[len(gated)-1] != sidecar {
+		return nil
+	}
+	e := Event{Type: v1.EventTypeNormal, Reason: sidecars.ReasonSidecarsReady, Key: nativeReadyKey}
+	waited := ""
+	if !firstStarted.IsZero() && now.After(firstStarted) {
+		e.AppsWaited = now.Sub(firstStarted)
+		waited = " after " + e.AppsWaited.Round(100*time.Millisecond).String()
+	}
+	e.Message = capMessage("Sidecars " + strings.Join(gated, ", ") + " are ready" + waited + "; starting " + strings.Join(next, ", "))
+	return []Event{e}
+}
+
+// StartKeys are the keys of the start events (Start, NativeGate), which
 // occur again when the pod starts anew in a new sandbox.
-var StartKeys = []string{sidecars.ReasonWaitingForSidecars, sidecars.ReasonSidecarsReady}
+var StartKeys = []string{sidecars.ReasonWaitingForSidecars, sidecars.ReasonSidecarsReady, nativeWaitingKey, nativeReadyKey}
 
 // TerminationKeys are the keys of the termination events (Terminating),
 // which occur again in the pod's next termination.

@@ -64,6 +64,28 @@ func TestEvents(t *testing.T) {
 			got:  Start(sidecars.StartPlan{Start: []string{"proxy"}}, layout, t0),
 		},
 		{
+			name: "a native sidecar holds the next init container: WaitingForSidecars names both",
+			got:  NativeGate("proxy", false, []string{"migrate"}, []string{"proxy", "vault-agent"}, t0, t0),
+			want: []Event{{Type: v1.EventTypeNormal, Reason: sidecars.ReasonWaitingForSidecars, Key: "WaitingForSidecars (native sidecars)",
+				Message: "Waiting for sidecar proxy to be ready before starting migrate"}},
+		},
+		{
+			name: "a native sidecar ready, another gating one after it: no event",
+			got:  NativeGate("proxy", true, []string{"migrate"}, []string{"proxy", "vault-agent"}, t0, t0.Add(time.Second)),
+		},
+		{
+			name: "the last gating native sidecar ready: SidecarsReady names them all, and the wait since the first one started",
+			got:  NativeGate("vault-agent", true, []string{"app", "worker"}, []string{"proxy", "vault-agent"}, t0, t0.Add(2345*time.Millisecond)),
+			want: []Event{{Type: v1.EventTypeNormal, Reason: sidecars.ReasonSidecarsReady, Key: "SidecarsReady (native sidecars)", AppsWaited: 2345 * time.Millisecond,
+				Message: "Sidecars proxy, vault-agent are ready after 2.3s; starting app, worker"}},
+		},
+		{
+			name: "the last gating native sidecar ready, the first one's start unknown: no wait",
+			got:  NativeGate("proxy", true, []string{"app"}, []string{"proxy"}, time.Time{}, t0),
+			want: []Event{{Type: v1.EventTypeNormal, Reason: sidecars.ReasonSidecarsReady, Key: "SidecarsReady (native sidecars)",
+				Message: "Sidecars proxy are ready; starting app"}},
+		},
+		{
 			name: "malformed annotations: a Warning per distinct error",
 			got:  []Event{InvalidAnnotation(errors.New(`container "nope" does not exist`))},
 			want: []Event{{Type: v1.EventTypeWarning, Reason: sidecars.ReasonInvalidSidecarAnnotation,
@@ -100,11 +122,13 @@ func TestMessagesAreBounded(t *testing.T) {
 	long := strings.Repeat("é", 3000) // two bytes each: a cut must not split one
 	pod := &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app"}, {Name: "proxy"}}}}
 	for name, e := range map[string]Event{
-		"invalid":     InvalidAnnotation(errors.New(long)),
-		"changed":     AnnotationChanged(sidecars.Decide(pod, map[string]string{sidecars.SidecarsAnnotation: "proxy"}), map[string]string{sidecars.SidecarsAnnotation: long}),
-		"terminating": Terminating([]string{long, long}),
-		"waiting":     Start(sidecars.StartPlan{Held: []string{long, long}, WaitingOn: long}, sidecars.Layout{}, time.Time{})[0],
-		"ready":       Start(sidecars.StartPlan{Released: true}, sidecars.Layout{Sidecars: []string{long, long}}, time.Time{})[0],
+		"invalid":      InvalidAnnotation(errors.New(long)),
+		"changed":      AnnotationChanged(sidecars.Decide(pod, map[string]string{sidecars.SidecarsAnnotation: "proxy"}), map[string]string{sidecars.SidecarsAnnotation: long}),
+		"terminating":  Terminating([]string{long, long}),
+		"waiting":      Start(sidecars.StartPlan{Held: []string{long, long}, WaitingOn: long}, sidecars.Layout{}, time.Time{})[0],
+		"ready":        Start(sidecars.StartPlan{Released: true}, sidecars.Layout{Sidecars: []string{long, long}}, time.Time{})[0],
+		"native wait":  NativeGate(long, false, []string{long, long}, []string{long}, time.Time{}, time.Time{})[0],
+		"native ready": NativeGate(long, true, []string{long, long}, []string{long, long}, time.Time{}, time.Time{})[0],
 	} {
 		if len(e.Message) > sidecars.MaxEventMessage {
 			t.Errorf("%s: message of %d bytes, more than %d", name, len(e.Message), sidecars.MaxEventMessage)

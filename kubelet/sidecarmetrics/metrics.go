@@ -24,11 +24,13 @@ import (
 
 var (
 	// AppStartWaitDuration is how long app containers waited for their
-	// sidecars: from the first sidecar's start to the app containers' start.
+	// sidecars: from the first sidecar's start to the app containers' start;
+	// behind native sidecars under wait-ready, from the first gating one's
+	// start to the start of the container after the last one.
 	AppStartWaitDuration = metrics.NewHistogram(&metrics.HistogramOpts{
 		Subsystem:      "kubelet",
 		Name:           "sidecar_app_start_wait_duration_seconds",
-		Help:           "Time app containers waited for their annotated sidecars to be ready, from the first sidecar's start to the app containers' start.",
+		Help:           "Time containers waited for the sidecars before them to be ready (annotated sidecars, or native sidecars under wait-ready), from the first such sidecar's start to the start of the containers after them.",
 		Buckets:        metrics.ExponentialBuckets(0.05, 2, 14),
 		StabilityLevel: metrics.ALPHA,
 	})

@@ -48,8 +48,13 @@ type Layout struct {
 	// spec.containers, in start order. Every other entry is an app container.
 	Sidecars []string
 	// WaitReady holds each container behind the readiness, not only the
-	// start, of the native sidecars before it.
+	// start, of every native sidecar before it (wait-ready: "true").
 	WaitReady bool
+	// WaitReadyFor names the native sidecars that hold the next container
+	// until they are ready, in the pod's order of init containers (the
+	// named form of wait-ready); the other native sidecars keep upstream's
+	// gate, their start. Empty when WaitReady holds them all.
+	WaitReadyFor []string
 }
 
 // HasSidecars reports whether the pod has annotated sidecars.
@@ -60,7 +65,25 @@ func (l Layout) HasSidecars() bool { return len(l.Sidecars) > 0 }
 // paths that exist for such pods (a relist of the pod at once where upstream
 // waits for the next periodic one); a pod that is not Ordered runs exactly as
 // upstream.
-func (l Layout) Ordered() bool { return l.HasSidecars() || l.WaitReady }
+func (l Layout) Ordered() bool { return l.HasSidecars() || l.WaitReady || len(l.WaitReadyFor) > 0 }
+
+// GatesOnReady reports whether the native sidecar with this name holds the
+// next container until it is ready, not only until it has started: under
+// wait-ready "true", or when wait-ready names it. The caller knows name to
+// be a native sidecar of the pod (WaitsOnReadiness and HoldsOthers check
+// it); the zero Layout gates none, as upstream. A pod has a handful of
+// native sidecars, so a scan is cheaper than a set.
+func (l Layout) GatesOnReady(name string) bool {
+	if l.WaitReady {
+		return true
+	}
+	for _, s := range l.WaitReadyFor {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
 
 // IsSidecar reports whether the entry of spec.containers with this name is
 // an annotated sidecar. A pod has a handful of sidecars, so a scan is
@@ -138,9 +161,10 @@ func HasAnnotations(annotations map[string]string) bool {
 // Decide decides the layout of pod from its sidecar annotations as
 // annotations holds them: the pod's own for its first sandbox, or those its
 // sandbox was created with. Its cost is linear in the length of the values:
-// a sidecars value longer than any valid one for the pod can be is refused
-// before it is split, container names are looked up in sets, and an error
-// quotes at most maxProblems items of maxQuoted bytes each.
+// a sidecars value, or a wait-ready list of names, longer than any valid
+// one for the pod can be is refused before it is split, container names
+// are looked up in sets, and an error quotes at most maxProblems items of
+// maxQuoted bytes each.
 func Decide(pod *v1.Pod, annotations map[string]string) Decision {
 	if pod == nil || !HasAnnotations(annotations) {
 		return Decision{}
@@ -153,7 +177,7 @@ func Decide(pod *v1.Pod, annotations map[string]string) Decision {
 	}
 	if value, ok := annotations[WaitReadyAnnotation]; ok {
 		d.Annotations[WaitReadyAnnotation] = value
-		d.Layout.WaitReady = parseWaitReady(value, &problems)
+		d.Layout.WaitReady, d.Layout.WaitReadyFor = parseWaitReady(&pod.Spec, value, &problems)
 	}
 	if len(problems.Problems) > 0 {
 		d.Layout, d.Err = Layout{}, &problems
@@ -219,15 +243,100 @@ func parseSidecars(spec *v1.PodSpec, value string, problems *annotationError) []
 	return names
 }
 
-func parseWaitReady(value string, problems *annotationError) bool {
-	if len(value) <= maxWaitReadyLen {
-		if waitReady, err := strconv.ParseBool(strings.TrimSpace(value)); err == nil {
-			return waitReady
+// maxWaitReadyNamesLen is the longest wait-ready value that can name the
+// pod's native sidecars validly: each native sidecar's name once, with a
+// comma and a space on either side.
+func maxWaitReadyNamesLen(spec *v1.PodSpec) int {
+	n := 0
+	for i := range spec.InitContainers {
+		if isNativeSidecar(&spec.InitContainers[i]) {
+			n += len(spec.InitContainers[i].Name) + 3
 		}
 	}
-	problems.add(WaitReadyAnnotation, "%s is not a boolean; want \"true\" or \"false\"", quote(value))
-	return false
+	return n
 }
+
+// parseWaitReady reads wait-ready: a boolean as strconv.ParseBool reads it
+// (every native sidecar gates on readiness, or none), or the names of the
+// native sidecars that do, comma-separated. The boolean wins: a native
+// sidecar named "true", "t" or "1" is gated by the value "true" with the
+// others; one named "false", "f" or "0" is named with another or not at
+// all. A value without a comma is one name, looked up once whatever its
+// length; a list longer than any valid one for the pod is refused before
+// it is split; the names are looked up in sets.
+func parseWaitReady(spec *v1.PodSpec, value string, problems *annotationError) (all bool, names []string) {
+	if len(value) <= maxWaitReadyLen {
+		if waitReady, err := strconv.ParseBool(strings.TrimSpace(value)); err == nil {
+			return waitReady, nil
+		}
+	}
+	list := strings.Contains(value, ",")
+	if limit := max(maxWaitReadyLen, maxWaitReadyNamesLen(spec)); list && len(value) > limit {
+		problems.add(WaitReadyAnnotation, "%d bytes, longer than any valid value for this pod (%d: \"true\", \"false\", or each native sidecar's name once, with a comma and a space on either side)", len(value), limit)
+		return false, nil
+	}
+	kinds := make(map[string]containerKind, len(spec.InitContainers)+len(spec.Containers))
+	for i := range spec.Containers {
+		kinds[spec.Containers[i].Name] = regularContainer
+	}
+	for i := range spec.InitContainers {
+		if isNativeSidecar(&spec.InitContainers[i]) {
+			kinds[spec.InitContainers[i].Name] = nativeSidecar
+		} else {
+			kinds[spec.InitContainers[i].Name] = plainInitContainer
+		}
+	}
+	listed := map[string]bool{}
+	item := 0
+	for rest := value; ; {
+		item++
+		raw, after, more := strings.Cut(rest, ",")
+		switch name := strings.TrimSpace(raw); {
+		case name == "" && !list:
+			problems.add(WaitReadyAnnotation, "%s is not a boolean, nor a native sidecar of the pod; want \"true\", \"false\" or names of native sidecars", quote(value))
+		case name == "":
+			problems.add(WaitReadyAnnotation, "item %d is empty", item)
+		case listed[name]:
+			problems.add(WaitReadyAnnotation, "%s is listed twice", quote(name))
+		case kinds[name] == nativeSidecar:
+			listed[name] = true
+			names = append(names, name)
+		case kinds[name] == plainInitContainer:
+			problems.add(WaitReadyAnnotation, "%s is an init container without restartPolicy: Always; only native sidecars wait to be ready", quote(name))
+		case kinds[name] == regularContainer:
+			problems.add(WaitReadyAnnotation, "%s is an entry of spec.containers; only native sidecars are named here (annotated sidecars always wait to be ready)", quote(name))
+		case !list:
+			problems.add(WaitReadyAnnotation, "%s is not a boolean, nor a native sidecar of the pod; want \"true\", \"false\" or names of native sidecars", quote(value))
+		default:
+			problems.add(WaitReadyAnnotation, "%s is not a native sidecar of the pod", quote(name))
+		}
+		if !more {
+			break
+		}
+		rest = after
+	}
+	// In the pod's order of init containers, the order they start in.
+	if len(names) > 1 {
+		ordered := names[:0:0]
+		for i := range spec.InitContainers {
+			if listed[spec.InitContainers[i].Name] {
+				ordered = append(ordered, spec.InitContainers[i].Name)
+			}
+		}
+		names = ordered
+	}
+	return false, names
+}
+
+// containerKind is what a wait-ready item names.
+type containerKind int
+
+const (
+	notAContainer containerKind = iota
+	nativeSidecar
+	plainInitContainer
+	regularContainer
+)
 
 // ChangeIn says how the sidecar annotations in now differ from those the
 // decision was made from, for the SidecarAnnotationChanged event: each

@@ -45,6 +45,17 @@ func podWithContainers(n int) *v1.Pod {
 	return pod
 }
 
+// podWithNativeSidecars returns a pod with n native sidecars n0000,
+// n0001, ... and one app container.
+func podWithNativeSidecars(n int) *v1.Pod {
+	always := v1.ContainerRestartPolicyAlways
+	pod := &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app"}}}}
+	for i := range n {
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, v1.Container{Name: fmt.Sprintf("n%04d", i), RestartPolicy: &always})
+	}
+	return pod
+}
+
 // unknownNames is a sidecars value of n names that no container has.
 func unknownNames(n int) string {
 	names := make([]string, n)
@@ -75,6 +86,9 @@ func TestDecideCostIsLinear(t *testing.T) {
 		{"4000 unknown names on a pod of 4000", podWithContainers(4000), unknownNames(4000)},
 		{"4000 empty items on a pod of 4000", podWithContainers(4000), strings.Repeat(",", 4000)},
 		{"3999 sidecars of a pod of 4000", podWithContainers(4000), strings.ReplaceAll(unknownNames(3999), "x", "c")},
+		{"wait-ready naming 3999 of 4000 native sidecars", podWithNativeSidecars(4000), strings.ReplaceAll(unknownNames(3999), "x", "n")},
+		{"wait-ready naming 4000 unknown containers on a pod of 4000 native sidecars", podWithNativeSidecars(4000), unknownNames(4000)},
+		{"256 KiB without a comma", podWithNativeSidecars(4000), strings.Repeat("n", 256<<10)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			annotations := map[string]string{SidecarsAnnotation: tc.value, WaitReadyAnnotation: tc.value}
@@ -83,7 +97,7 @@ func TestDecideCostIsLinear(t *testing.T) {
 				t.Errorf("the error is %d bytes, more than %d", got, maxErrorText)
 			}
 			got := allocatedBytes(5, func() { Decide(tc.pod, annotations) })
-			written := len(tc.value) + maxSidecarsLen(&tc.pod.Spec)
+			written := len(tc.value) + maxSidecarsLen(&tc.pod.Spec) + maxWaitReadyNamesLen(&tc.pod.Spec)
 			if limit := uint64(bytesPerByte*written + fixed); got > limit {
 				t.Errorf("Decide allocated %d bytes for a value of %d bytes on a pod whose names take %d, more than %d", got, len(tc.value), written-len(tc.value), limit)
 			}

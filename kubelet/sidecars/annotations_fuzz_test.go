@@ -62,6 +62,17 @@ func FuzzDecide(f *testing.F) {
 		// Every container named.
 		{"app,a,b", "false"},
 		{"b,app,a", "true"},
+		// wait-ready naming native sidecars.
+		{"a", "native"},
+		{"a", " native "},
+		{"a", "native,"},
+		{"a", "native,native"},
+		{"a", "native,init"},
+		{"a", "init"},
+		{"a", "app"},
+		{"a", "native,a,,nope"},
+		{"a", "native" + strings.Repeat(",", 40)},
+		{"a", strings.Repeat("native,", 1000)},
 		// Bad wait-ready.
 		{"a", "yes"},
 		{"a", ""},
@@ -111,6 +122,21 @@ func FuzzDecide(f *testing.F) {
 				}
 			}
 			return
+		}
+
+		// wait-ready: every native sidecar, or those it names, each once,
+		// in the order of the init containers.
+		if layout.WaitReady && len(layout.WaitReadyFor) > 0 {
+			t.Errorf("Decide(%q, %q) = %+v: both every native sidecar and some", sidecars, waitReady, layout)
+		}
+		if diff := cmp.Diff([]string{"native"}, layout.WaitReadyFor); len(layout.WaitReadyFor) > 0 && diff != "" {
+			t.Errorf("Decide(%q, %q) names other than the one native sidecar (-want +got):\n%s", sidecars, waitReady, diff)
+		}
+		for _, name := range []string{"native", "init", "app", "a", "b"} {
+			want := layout.WaitReady || (name == "native" && len(layout.WaitReadyFor) > 0)
+			if got := layout.GatesOnReady(name); got != want {
+				t.Errorf("Decide(%q, %q) = %+v: GatesOnReady(%q) = %v, want %v", sidecars, waitReady, layout, name, got, want)
+			}
 		}
 
 		var specNames []string

@@ -54,7 +54,7 @@ func newAnnotatedPod(annotations map[string]string) *v1.Pod {
 
 func TestDecide(t *testing.T) {
 	const (
-		notBoolean = ` is not a boolean; want "true" or "false"`
+		notBoolean = ` is not a boolean, nor a native sidecar of the pod; want "true", "false" or names of native sidecars`
 		initName   = ` is an init container; native sidecars are declared with restartPolicy: Always, not with this annotation`
 	)
 	testCases := []struct {
@@ -133,6 +133,59 @@ func TestDecide(t *testing.T) {
 			name:        "sidecars and wait-ready",
 			annotations: map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "true"},
 			wantLayout:  Layout{Sidecars: []string{"a"}, WaitReady: true},
+		},
+		{
+			name:        "wait-ready names the native sidecar",
+			annotations: map[string]string{WaitReadyAnnotation: "native"},
+			wantLayout:  Layout{WaitReadyFor: []string{"native"}},
+		},
+		{
+			name:        "wait-ready names the native sidecar, with spaces",
+			annotations: map[string]string{WaitReadyAnnotation: "  native "},
+			wantLayout:  Layout{WaitReadyFor: []string{"native"}},
+		},
+		{
+			name:        "annotated sidecars and a named native sidecar",
+			annotations: map[string]string{SidecarsAnnotation: "a", WaitReadyAnnotation: "native"},
+			wantLayout:  Layout{Sidecars: []string{"a"}, WaitReadyFor: []string{"native"}},
+		},
+		{
+			name:         "wait-ready names a plain init container",
+			annotations:  map[string]string{WaitReadyAnnotation: "init"},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: "init" is an init container without restartPolicy: Always; only native sidecars wait to be ready`},
+		},
+		{
+			name:         "wait-ready names an entry of spec.containers",
+			annotations:  map[string]string{WaitReadyAnnotation: "a"},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: "a" is an entry of spec.containers; only native sidecars are named here (annotated sidecars always wait to be ready)`},
+		},
+		{
+			name:         "wait-ready names an unknown container alone",
+			annotations:  map[string]string{WaitReadyAnnotation: "proxy"},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: "proxy"` + notBoolean},
+		},
+		{
+			name:        "wait-ready: a list with every kind of problem",
+			annotations: map[string]string{WaitReadyAnnotation: "native,,native,proxy,init,app"},
+			wantProblems: []string{
+				`sidecar-kubelet.io/wait-ready: item 2 is empty`,
+				`sidecar-kubelet.io/wait-ready: "native" is listed twice`,
+				`sidecar-kubelet.io/wait-ready: "proxy" is not a native sidecar of the pod`,
+				`sidecar-kubelet.io/wait-ready: "init" is an init container without restartPolicy: Always; only native sidecars wait to be ready`,
+				`sidecar-kubelet.io/wait-ready: "app" is an entry of spec.containers; only native sidecars are named here (annotated sidecars always wait to be ready)`,
+			},
+		},
+		{
+			name:         "wait-ready: a trailing comma",
+			annotations:  map[string]string{WaitReadyAnnotation: "native,"},
+			wantProblems: []string{`sidecar-kubelet.io/wait-ready: item 2 is empty`},
+		},
+		{
+			name:        "wait-ready: a list longer than any valid one for the pod",
+			annotations: map[string]string{WaitReadyAnnotation: "native," + strings.Repeat(" ", 30)},
+			wantProblems: []string{
+				`sidecar-kubelet.io/wait-ready: 37 bytes, longer than any valid value for this pod (32: "true", "false", or each native sidecar's name once, with a comma and a space on either side)`,
+			},
 		},
 		{
 			name:         "empty value",
@@ -361,6 +414,13 @@ func TestLayoutPredicates(t *testing.T) {
 			wantSidecar:     map[string]bool{"a": true, "b": true, "app": false, "native": false, "": false, "A": false},
 		},
 		{
+			name:            "wait-ready naming a native sidecar",
+			layout:          Layout{WaitReadyFor: []string{"native"}},
+			wantHasSidecars: false,
+			wantOrdered:     true,
+			wantSidecar:     map[string]bool{"app": false, "native": false},
+		},
+		{
 			name:            "a sidecar and wait-ready",
 			layout:          Layout{Sidecars: []string{"a"}, WaitReady: true},
 			wantHasSidecars: true,
@@ -382,6 +442,55 @@ func TestLayoutPredicates(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantSidecar, got); diff != "" {
 				t.Errorf("IsSidecar() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecideNamedWaitReady checks the named form of wait-ready on a pod of
+// two native sidecars, proxy and vault-agent, a plain init container
+// between them, and one app: the names are kept in the order the init
+// containers start, whatever the value's order, and GatesOnReady answers
+// for each container.
+func TestDecideNamedWaitReady(t *testing.T) {
+	always := v1.ContainerRestartPolicyAlways
+	pod := &v1.Pod{Spec: v1.PodSpec{
+		InitContainers: []v1.Container{
+			{Name: "proxy", RestartPolicy: &always},
+			{Name: "migrate"},
+			{Name: "vault-agent", RestartPolicy: &always},
+		},
+		Containers: []v1.Container{{Name: "app"}},
+	}}
+	for _, tc := range []struct {
+		value      string
+		wantLayout Layout
+		wantGates  map[string]bool
+	}{
+		{"true", Layout{WaitReady: true}, map[string]bool{"proxy": true, "vault-agent": true}},
+		{"false", Layout{}, map[string]bool{"proxy": false, "vault-agent": false}},
+		{"proxy", Layout{WaitReadyFor: []string{"proxy"}}, map[string]bool{"proxy": true, "vault-agent": false}},
+		{"vault-agent", Layout{WaitReadyFor: []string{"vault-agent"}}, map[string]bool{"proxy": false, "vault-agent": true}},
+		{"proxy,vault-agent", Layout{WaitReadyFor: []string{"proxy", "vault-agent"}}, map[string]bool{"proxy": true, "vault-agent": true}},
+		{" vault-agent , proxy ", Layout{WaitReadyFor: []string{"proxy", "vault-agent"}}, map[string]bool{"proxy": true, "vault-agent": true}},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			d := Decide(pod, map[string]string{WaitReadyAnnotation: tc.value})
+			if d.Err != nil {
+				t.Fatalf("Decide() unexpected error: %v", d.Err)
+			}
+			if diff := cmp.Diff(tc.wantLayout, d.Layout); diff != "" {
+				t.Errorf("Decide() Layout mismatch (-want +got):\n%s", diff)
+			}
+			got := map[string]bool{}
+			for name := range tc.wantGates {
+				got[name] = d.Layout.GatesOnReady(name)
+			}
+			if diff := cmp.Diff(tc.wantGates, got); diff != "" {
+				t.Errorf("GatesOnReady() mismatch (-want +got):\n%s", diff)
+			}
+			if !d.Layout.Ordered() && tc.value != "false" {
+				t.Errorf("Ordered() = false for wait-ready %q", tc.value)
 			}
 		})
 	}

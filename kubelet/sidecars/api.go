@@ -25,9 +25,11 @@ const (
 	// SidecarsAnnotation names the entries of spec.containers that are
 	// sidecars, comma-separated, in start order.
 	SidecarsAnnotation = "sidecar-kubelet.io/sidecars"
-	// WaitReadyAnnotation, when "true", asks that native sidecars (init
-	// containers with restartPolicy Always) be ready, not only started,
-	// before the next container starts.
+	// WaitReadyAnnotation asks that native sidecars (init containers with
+	// restartPolicy Always) be ready, not only started, before the next
+	// container starts: "true" for every native sidecar, or the names of
+	// those that gate on readiness, comma-separated ("proxy,vault-agent");
+	// the others keep upstream's gate, their start.
 	WaitReadyAnnotation = "sidecar-kubelet.io/wait-ready"
 )
 

@@ -22,7 +22,8 @@ limitations under the License.
 //     in time and memory linear in the annotations' length; the kubelet
 //     decides once per pod and keeps the Decision);
 //   - when a sidecar is ready for the containers that wait on it (Ready),
-//     and which probes they wait on (Layout.WaitsOnReadiness);
+//     which native sidecars gate on readiness (Layout.GatesOnReady), and
+//     which probes they wait on (Layout.WaitsOnReadiness);
 //   - which containers may start in a sync, which wait and on whom, and
 //     whether the pod's app containers are done (Layout.PlanStart);
 //   - the order in which a pod's containers stop (Layout.TerminationOrder)

@@ -26,7 +26,8 @@ import (
 // readiness probe of container c to succeed before they start, so that the
 // kubelet runs it between its periodic runs too, until the container is
 // first ready. That is the readiness probe of an annotated sidecar, and of a
-// native sidecar under wait-ready.
+// native sidecar that gates on readiness (GatesOnReady: wait-ready "true",
+// or wait-ready naming it).
 //
 // Every run counts, extra or periodic: successThreshold and
 // failureThreshold count consecutive results of all runs, so an extra run
@@ -36,7 +37,7 @@ import (
 // that. Exec probes are run more often too, though less often than the
 // others, as each run starts a process in the container
 // (ExtraCheckInterval). A sidecar that a startup probe alone readies is
-// seen at that probe's period. Native sidecars without wait-ready keep
+// seen at that probe's period. Native sidecars that do not gate keep
 // upstream's probes exactly, and so does a pod without annotations (the
 // zero Layout).
 func (l Layout) WaitsOnReadiness(pod *v1.Pod, c *v1.Container) bool {
@@ -49,24 +50,41 @@ func (l Layout) WaitsOnReadiness(pod *v1.Pod, c *v1.Container) bool {
 	if l.IsSidecar(c.Name) {
 		return slices.ContainsFunc(pod.Spec.Containers, func(app v1.Container) bool { return app.Name == c.Name })
 	}
-	return l.WaitReady && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
+	return l.GatesOnReady(c.Name) && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
 		return init.Name == c.Name && isNativeSidecar(&init)
 	})
 }
 
 // HoldsOthers reports whether other containers of the pod wait for the
-// container named name: an annotated sidecar, or a native sidecar under
-// wait-ready. Only such a container's probe success can release a waiting
-// container, so only its success is worth an immediate relist of the pod;
+// container named name: an annotated sidecar, or a native sidecar that
+// gates on readiness (GatesOnReady). Only such a container's probe success
+// can release a waiting container, so only its success is worth an
+// immediate relist of the pod;
 // an app's readiness, a plain init container's and every container of a
 // pod without annotations (the zero Layout) keep upstream's periodic relist.
 func (l Layout) HoldsOthers(pod *v1.Pod, name string) bool {
 	if l.IsSidecar(name) {
 		return true
 	}
-	return l.WaitReady && pod != nil && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
+	return l.GatesOnReady(name) && pod != nil && slices.ContainsFunc(pod.Spec.InitContainers, func(init v1.Container) bool {
 		return init.Name == name && isNativeSidecar(&init)
 	})
+}
+
+// GatedNativeSidecars lists the native sidecars of spec that hold the next
+// container until they are ready (GatesOnReady), in the order they start:
+// none for the zero Layout, or a nil spec.
+func (l Layout) GatedNativeSidecars(spec *v1.PodSpec) []string {
+	if spec == nil || (!l.WaitReady && len(l.WaitReadyFor) == 0) {
+		return nil
+	}
+	var gated []string
+	for i := range spec.InitContainers {
+		if c := &spec.InitContainers[i]; isNativeSidecar(c) && l.GatesOnReady(c.Name) {
+			gated = append(gated, c.Name)
+		}
+	}
+	return gated
 }
 
 // isNativeSidecar reports whether an init container is a native sidecar

@@ -19,6 +19,7 @@ package sidecars
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -33,6 +34,7 @@ func TestWaitsOnReadiness(t *testing.T) {
 		InitContainers: []v1.Container{
 			{Name: "native", ReadinessProbe: httpGet, RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
 			{Name: "init", ReadinessProbe: httpGet},
+			{Name: "vault", ReadinessProbe: httpGet, RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
 		},
 		Containers: []v1.Container{
 			{Name: "proxy", ReadinessProbe: httpGet, StartupProbe: tcp},
@@ -68,6 +70,9 @@ func TestWaitsOnReadiness(t *testing.T) {
 		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, container: "native", want: true},
 		{name: "native sidecar without wait-ready: upstream's probes", layout: annotated, container: "native", want: false},
 		{name: "plain init container under wait-ready", layout: Layout{WaitReady: true}, container: "init", want: false},
+		{name: "native sidecar that wait-ready names", layout: Layout{WaitReadyFor: []string{"native"}}, container: "native", want: true},
+		{name: "native sidecar that wait-ready does not name: upstream's probes", layout: Layout{WaitReadyFor: []string{"native"}}, container: "vault", want: false},
+		{name: "an app with a readiness probe, named by a layout Decide would refuse", layout: Layout{WaitReadyFor: []string{"app"}}, container: "app", want: false},
 		{name: "no annotations: upstream's probes", layout: Layout{}, container: "proxy", want: false},
 	}
 	for _, tc := range testCases {
@@ -84,6 +89,7 @@ func TestHoldsOthers(t *testing.T) {
 		InitContainers: []v1.Container{
 			{Name: "native", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
 			{Name: "init"},
+			{Name: "vault", RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
 		},
 		Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}},
 	}}
@@ -104,11 +110,45 @@ func TestHoldsOthers(t *testing.T) {
 		{name: "no annotations", layout: Layout{}, pod: pod, container: "proxy", want: false},
 		{name: "a name the pod does not have", layout: Layout{WaitReady: true}, pod: pod, container: "gone", want: false},
 		{name: "no pod", layout: Layout{WaitReady: true}, pod: nil, container: "native", want: false},
+		{name: "native sidecar that wait-ready names", layout: Layout{WaitReadyFor: []string{"vault"}}, pod: pod, container: "vault", want: true},
+		{name: "native sidecar that wait-ready does not name: upstream's relists", layout: Layout{WaitReadyFor: []string{"vault"}}, pod: pod, container: "native", want: false},
+		{name: "a plain init container, named by a layout Decide would refuse", layout: Layout{WaitReadyFor: []string{"init"}}, pod: pod, container: "init", want: false},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.layout.HoldsOthers(tc.pod, tc.container); got != tc.want {
 				t.Errorf("HoldsOthers(%q) = %v, want %v", tc.container, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGatedNativeSidecars(t *testing.T) {
+	always := ptr.To(v1.ContainerRestartPolicyAlways)
+	spec := &v1.PodSpec{
+		InitContainers: []v1.Container{
+			{Name: "proxy", RestartPolicy: always},
+			{Name: "migrate"},
+			{Name: "vault-agent", RestartPolicy: always},
+			{Name: "logs", RestartPolicy: always},
+		},
+		Containers: []v1.Container{{Name: "app"}},
+	}
+	for _, tc := range []struct {
+		name   string
+		layout Layout
+		spec   *v1.PodSpec
+		want   []string
+	}{
+		{name: "zero layout: none, as upstream", layout: Layout{}, spec: spec},
+		{name: "annotated sidecars only: none", layout: Layout{Sidecars: []string{"app"}}, spec: spec},
+		{name: "wait-ready true: every native sidecar, in order", layout: Layout{WaitReady: true}, spec: spec, want: []string{"proxy", "vault-agent", "logs"}},
+		{name: "wait-ready naming two: those, in order", layout: Layout{WaitReadyFor: []string{"proxy", "logs"}}, spec: spec, want: []string{"proxy", "logs"}},
+		{name: "no spec", layout: Layout{WaitReady: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.layout.GatedNativeSidecars(tc.spec)); diff != "" {
+				t.Errorf("GatedNativeSidecars() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

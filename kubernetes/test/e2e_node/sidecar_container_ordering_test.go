@@ -420,6 +420,129 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
 		})
+
+		ginkgo.It("should start the regular container only once the restartable init container the annotation names is ready", func(ctx context.Context) {
+			// The annotation's per-container form: it names the restartable
+			// init containers that gate on readiness. Without the feature the
+			// kubelet starts regular-1 once sidecar-1 runs, 5 s before it is
+			// ready.
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "named-restartable-init-ready-before-regular",
+					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					InitContainers: []v1.Container{
+						{
+							Name:          sidecar1,
+							Image:         defaultImage,
+							RestartPolicy: &containerRestartPolicyAlways,
+							Command: ExecCommand(sidecar1, execCommand{
+								StartDelay: 5,
+								Delay:      600,
+							}),
+							ReadinessProbe: startedReadinessProbe(),
+						},
+					},
+					Containers: []v1.Container{
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the pod to be ready")
+			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+
+			ginkgo.By("checking the events of the wait")
+			expectPodEvent(ctx, f, pod, "WaitingForSidecars", fmt.Sprintf("Waiting for sidecar %s to be ready before starting %s", sidecar1, regular1))
+			expectPodEvent(ctx, f, pod, "SidecarsReady", fmt.Sprintf("Sidecars %s are ready", sidecar1))
+		})
+
+		ginkgo.It("should hold the next container only behind the restartable init containers the annotation names", func(ctx context.Context) {
+			// The mixed case: sidecar-1 is named and gates on readiness;
+			// sidecar-2 is not named and keeps upstream's gate, its start.
+			// sidecar-2 must start only once sidecar-1 is ready (5 s after it
+			// runs), and regular-1 once sidecar-2 runs, 10 s before sidecar-2
+			// is ready. Without the feature sidecar-2 starts while sidecar-1
+			// is not ready; with every restartable init container gated
+			// (wait-ready "true"), regular-1 would wait for sidecar-2 to be
+			// ready.
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "mixed-restartable-init-gates",
+					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					InitContainers: []v1.Container{
+						{
+							Name:          sidecar1,
+							Image:         defaultImage,
+							RestartPolicy: &containerRestartPolicyAlways,
+							Command: ExecCommand(sidecar1, execCommand{
+								StartDelay: 5,
+								Delay:      600,
+							}),
+							ReadinessProbe: startedReadinessProbe(),
+						},
+						{
+							Name:          sidecar2,
+							Image:         defaultImage,
+							RestartPolicy: &containerRestartPolicyAlways,
+							Command: ExecCommand(sidecar2, execCommand{
+								StartDelay: 10,
+								Delay:      600,
+							}),
+							ReadinessProbe: startedReadinessProbe(),
+						},
+					},
+					Containers: []v1.Container{
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the pod to be ready")
+			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.StartsBefore(sidecar1, sidecar2))
+			framework.ExpectNoError(startedBeforeReady(results, regular1, sidecar2))
+
+			ginkgo.By("checking the events of the wait")
+			expectPodEvent(ctx, f, pod, "WaitingForSidecars", fmt.Sprintf("Waiting for sidecar %s to be ready before starting %s", sidecar1, sidecar2))
+			expectPodEvent(ctx, f, pod, "SidecarsReady", fmt.Sprintf("Sidecars %s are ready", sidecar1))
+		})
 	})
 })
 
@@ -433,6 +556,39 @@ func startedReadinessProbe() *v1.Probe {
 		},
 		PeriodSeconds: 1,
 	}
+}
+
+// startedBeforeReady returns an error unless lhs logged Started before rhs
+// did: with startedReadinessProbe, before rhs could be ready.
+func startedBeforeReady(o containerOutputList, lhs, rhs string) error {
+	lhsStarted := o.findIndex(lhs, "Started", 0)
+	if lhsStarted == -1 {
+		return fmt.Errorf("couldn't find that %s ever started, got\n%v", lhs, o)
+	}
+	if rhsStarted := o.findIndex(rhs, "Started", 0); rhsStarted != -1 && rhsStarted < lhsStarted {
+		return fmt.Errorf("%s started only after %s could be ready, got\n%v", lhs, rhs, o)
+	}
+	return nil
+}
+
+// expectPodEvent waits for an event of the pod with this reason whose
+// message starts with prefix.
+func expectPodEvent(ctx context.Context, f *framework.Framework, pod *v1.Pod, reason, prefix string) {
+	ginkgo.GinkgoHelper()
+	gomega.Eventually(ctx, func(ctx context.Context) ([]string, error) {
+		events, err := f.ClientSet.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
+			"involvedObject.name": pod.Name,
+			"reason":              reason,
+		}.AsSelector().String()})
+		if err != nil {
+			return nil, err
+		}
+		var messages []string
+		for _, e := range events.Items {
+			messages = append(messages, e.Message)
+		}
+		return messages, nil
+	}).WithTimeout(30*time.Second).WithPolling(500*time.Millisecond).Should(gomega.ContainElement(gomega.HavePrefix(prefix)), "a %s event of pod %s", reason, pod.Name)
 }
 
 // waitForContainersStarted waits until the named containers of the pod have

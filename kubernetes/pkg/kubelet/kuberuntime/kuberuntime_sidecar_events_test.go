@@ -113,3 +113,65 @@ func TestNewSandboxRecordsTheStartEventsAgain(t *testing.T) {
 		"Normal SidecarsReady Sidecars proxy, logs are ready; starting the app containers",
 	}, trimWaited(s.events()), "the new sandbox's start events")
 }
+
+// TestNativeSidecarGateEvents checks that native sidecars under wait-ready
+// record the start events too (SPEC, Observability), which the KEP draft
+// names as the signals of the gate in use: WaitingForSidecars while a
+// gating native sidecar holds the next container, SidecarsReady when the
+// last one is ready; once each, again in a new sandbox, and none for a
+// native sidecar that does not gate.
+func TestNativeSidecarGateEvents(t *testing.T) {
+	t.Run("named form: the named sidecar's wait, and its readiness", func(t *testing.T) {
+		s := newSidecarTest(t, twoNativeSidecarsPod("logs"), true)
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "proxy does not gate: logs starts")
+		requireDiff(t, []string(nil), s.events(), "proxy does not gate: no event")
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{
+			"Normal WaitingForSidecars Waiting for sidecar logs to be ready before starting app",
+		}, s.events(), "logs holds the app: one event for two syncs")
+		s.setReady("logs", 0)
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "logs ready: the app starts")
+		requireDiff(t, []string{
+			"Normal SidecarsReady Sidecars logs are ready; starting app",
+		}, trimWaited(s.events()), "one SidecarsReady")
+
+		s.sandboxDied(137)
+		s.sync()
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"app/0/EXITED", "logs/0/RUNNING", "proxy/1/RUNNING"}, s.containers(), "the new sandbox: the app waits for logs")
+		s.setReady("logs", 0)
+		s.sync()
+		requireDiff(t, []string{"app/0/EXITED", "app/1/RUNNING", "logs/0/RUNNING", "proxy/1/RUNNING"}, s.containers(), "logs ready: the app starts again")
+		requireDiff(t, []string{
+			"Normal WaitingForSidecars Waiting for sidecar logs to be ready before starting app",
+			"Normal SidecarsReady Sidecars logs are ready; starting app",
+		}, trimWaited(s.events()), "the new sandbox's start events")
+	})
+	t.Run("wait-ready true: each sidecar's wait, one event; SidecarsReady names both", func(t *testing.T) {
+		s := newSidecarTest(t, twoNativeSidecarsPod("true"), true)
+		s.sync()
+		s.sync()
+		s.setReady("proxy", 0)
+		s.sync()
+		s.sync()
+		s.setReady("logs", 0)
+		s.sync()
+		requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "both ready: the app starts")
+		requireDiff(t, []string{
+			"Normal WaitingForSidecars Waiting for sidecar proxy to be ready before starting logs",
+			"Normal SidecarsReady Sidecars proxy, logs are ready; starting app",
+		}, trimWaited(s.events()), "the first wait, and the release of the app")
+	})
+	t.Run("no annotation: no event, as upstream", func(t *testing.T) {
+		s := newSidecarTest(t, nativeSidecarPod(false), true)
+		s.sync()
+		s.sync()
+		requireDiff(t, []string(nil), s.events(), "no event")
+	})
+}

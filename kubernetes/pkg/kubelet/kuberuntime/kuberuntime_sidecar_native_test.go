@@ -50,6 +50,18 @@ func nativeSidecarPod(waitReady bool) *v1.Pod {
 	return pod
 }
 
+// twoNativeSidecarsPod has the native sidecars "proxy" and "logs", each
+// with a readiness probe, and the app container "app", with
+// sidecar-kubelet.io/wait-ready set to waitReady.
+func twoNativeSidecarsPod(waitReady string) *v1.Pod {
+	pod := nativeSidecarPod(false)
+	logs := pod.Spec.InitContainers[0]
+	logs.Name = "logs"
+	pod.Spec.InitContainers = append(pod.Spec.InitContainers, logs)
+	pod.Annotations["sidecar-kubelet.io/wait-ready"] = waitReady
+	return pod
+}
+
 func TestNativeSidecarWaitReady(t *testing.T) {
 	t.Run("wait-ready: the app starts once the native sidecar is ready", func(t *testing.T) {
 		s := newSidecarTest(t, nativeSidecarPod(true), true)
@@ -77,4 +89,58 @@ func TestNativeSidecarWaitReady(t *testing.T) {
 			requireDiff(t, []string{"app/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "the app starts beside the running sidecar, not ready")
 		})
 	}
+}
+
+// TestNamedNativeSidecarsWaitReady checks the named form of wait-ready: the
+// native sidecars it names hold the next container until they are ready,
+// the others only until they have started, as upstream.
+func TestNamedNativeSidecarsWaitReady(t *testing.T) {
+	t.Run("the named sidecar holds the next one until ready; the unnamed one only until it runs", func(t *testing.T) {
+		s := newSidecarTest(t, twoNativeSidecarsPod("proxy"), true)
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"proxy/0/RUNNING"}, s.containers(), "proxy runs, not ready: logs waits")
+		s.setReady("proxy", 0)
+		s.sync()
+		requireDiff(t, []string{"logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "proxy ready: logs starts")
+		s.sync()
+		requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "logs runs, never ready: the app starts, as upstream")
+	})
+	t.Run("the unnamed sidecar first: it holds nobody; the named one holds the app until ready", func(t *testing.T) {
+		s := newSidecarTest(t, twoNativeSidecarsPod("logs"), true)
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "proxy runs, not ready: logs starts")
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "logs runs, not ready: the app waits")
+		s.setReady("logs", 0)
+		s.sync()
+		requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "logs ready: the app starts")
+	})
+	t.Run("both named: each holds the next one until ready", func(t *testing.T) {
+		s := newSidecarTest(t, twoNativeSidecarsPod("logs, proxy"), true)
+		s.sync()
+		s.setReady("proxy", 0)
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "logs runs, not ready: the app waits")
+		s.setReady("logs", 0)
+		s.sync()
+		requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "both ready: the app starts")
+	})
+	t.Run("an unknown name: the pod runs as upstream", func(t *testing.T) {
+		s := newSidecarTest(t, twoNativeSidecarsPod("proxy,vault-agent"), true)
+		s.sync()
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "nobody waits for readiness")
+	})
+	t.Run("gate off: the named form is ignored", func(t *testing.T) {
+		s := newSidecarTest(t, twoNativeSidecarsPod("proxy,logs"), false)
+		s.sync()
+		s.sync()
+		s.sync()
+		requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "nobody waits for readiness")
+	})
 }
