@@ -27,9 +27,8 @@ limitations under the License.
 //   - which containers may start in a sync, which wait and on whom, and
 //     whether the pod's app containers are done (Layout.PlanStart);
 //   - the order in which a pod's containers stop (Layout.TerminationOrder)
-//     and the pod's one deadline on clocks that do not step (EarlierDeadline,
-//     StopSeconds, and its record on the node's boot clock: FormatDeadline,
-//     DeadlineLeft).
+//     and the pod's one deadline on clocks that do not step (Deadline, and
+//     its record on the node's boot clock: FormatDeadline, DeadlineLeft).
 //
 // It keeps no state, records nothing and measures nothing: the events'
 // texts and the memory that keeps them to one per occurrence are in

@@ -83,48 +83,6 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 	return order
 }
 
-// RestartMinimumLeft is the least time before the pod's deadline with
-// which a sidecar of KeptUp is started again: upstream's minimum grace
-// period, the least a container gets to stop. A sidecar started with less
-// would be stopped before it could serve the apps, and its start would
-// push the pod past its grace period plus that minimum.
-const RestartMinimumLeft = 2 * time.Second
-
-// RestartAt says when a sidecar of KeptUp that exited before its turn to
-// stop, while some app container still runs, is started again (contract rule
-// 14): once its back-off ends (backOffEnds; the zero time when it is not
-// in back-off), or at once, provided that leaves RestartMinimumLeft before
-// the pod's deadline. Otherwise ok is false: it stays down, and its turn
-// comes with the apps' end or the deadline. The times are the kubelet's
-// own clock; none comes from the API server.
-func RestartAt(now, backOffEnds, deadline time.Time) (at time.Time, ok bool) {
-	at = now
-	if backOffEnds.After(now) {
-		at = backOffEnds
-	}
-	if deadline.Sub(at) < RestartMinimumLeft {
-		return time.Time{}, false
-	}
-	return at, true
-}
-
-// EarlierDeadline is the one deadline of a pod's ordered termination (contract
-// rule 13), on the node's clock: now plus the grace period that this kill
-// of the pod asks for, or recorded, the deadline that an earlier kill of
-// the same termination recorded, when that is earlier (the zero time when
-// there is none). So a later delete, eviction or active deadline with a
-// shorter grace period moves the deadline earlier, counted from when the
-// kubelet learns of it, a longer one never moves it later, and a restarted
-// kubelet keeps it. The pod's deletionTimestamp is not an input: the API
-// server wrote it by its own clock.
-func EarlierDeadline(recorded, now time.Time, grace time.Duration) time.Time {
-	deadline := now.Add(grace)
-	if !recorded.IsZero() && recorded.Before(deadline) {
-		return recorded
-	}
-	return deadline
-}
-
 // BootClock is a reading of the node's boot clock: the time since the node
 // booted (Linux's CLOCK_BOOTTIME), which no step of the wall clock moves,
 // and the boot it counts from. Every process of the node reads the same
@@ -182,19 +140,4 @@ func quoteRecord(record []byte) string {
 		record = record[:32]
 	}
 	return string(record)
-}
-
-// StopSeconds returns the timeout of the signal that stops a container: what
-// is left until the pod's deadline, to the nearest second, so that a
-// container signalled as termination starts gets its whole grace period. The
-// kubelet raises it to its minimum of 2 seconds: a container signalled at or
-// after the deadline still gets 2 seconds, so the containers still running
-// then are stopped at once, in parallel, and none runs more than 2 seconds
-// past the deadline.
-func StopSeconds(deadline, now time.Time) int64 {
-	left := deadline.Sub(now)
-	if left <= 0 {
-		return 0
-	}
-	return int64(left.Round(time.Second) / time.Second)
 }

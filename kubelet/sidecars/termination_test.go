@@ -200,56 +200,6 @@ func TestTerminationOrderListsAreIndependent(t *testing.T) {
 	}
 }
 
-func TestStopSeconds(t *testing.T) {
-	now := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
-	testCases := []struct {
-		name     string
-		left     time.Duration
-		wantStop int64
-	}{
-		{name: "deadline long past", left: -time.Minute, wantStop: 0},
-		{name: "deadline just past", left: -time.Nanosecond, wantStop: 0},
-		{name: "deadline exactly now", left: 0, wantStop: 0},
-		{name: "0.4 s left", left: 400 * time.Millisecond, wantStop: 0},
-		{name: "0.999 s left", left: 999 * time.Millisecond, wantStop: 1},
-		{name: "2.4 s left", left: 2400 * time.Millisecond, wantStop: 2},
-		{name: "2.9 s left", left: 2900 * time.Millisecond, wantStop: 3},
-		{name: "termination just started with 30 s", left: 30*time.Second - time.Millisecond, wantStop: 30},
-		{name: "exactly 30 s", left: 30 * time.Second, wantStop: 30},
-	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			deadline := now.Add(tc.left)
-			if got := StopSeconds(deadline, now); got != tc.wantStop {
-				t.Errorf("StopSeconds(now%+v) = %d, want %d", tc.left, got, tc.wantStop)
-			}
-		})
-	}
-}
-
-func TestEarlierDeadline(t *testing.T) {
-	now := time.Unix(1_000_000, 0)
-	for _, tc := range []struct {
-		name     string
-		recorded time.Time
-		grace    time.Duration
-		want     time.Time
-	}{
-		{name: "first kill: now plus the grace period", grace: 30 * time.Second, want: now.Add(30 * time.Second)},
-		{name: "grace period 1", grace: time.Second, want: now.Add(time.Second)},
-		{name: "a later, shorter grace period moves it earlier", recorded: now.Add(56 * time.Second), grace: 5 * time.Second, want: now.Add(5 * time.Second)},
-		{name: "a later, longer grace period does not move it later", recorded: now.Add(5 * time.Second), grace: 60 * time.Second, want: now.Add(5 * time.Second)},
-		{name: "a restarted kubelet keeps a deadline that passed", recorded: now.Add(-time.Minute), grace: 30 * time.Second, want: now.Add(-time.Minute)},
-		{name: "grace period 0", grace: 0, want: now},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := EarlierDeadline(tc.recorded, now, tc.grace); !got.Equal(tc.want) {
-				t.Errorf("EarlierDeadline() = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestDeadlineRecord: a deadline recorded by one kubelet and read by the
 // next, on the boot clock, whatever the wall clock did in between (contract
 // rule 13). The wall clock steps an hour forward or back between the two
@@ -318,46 +268,4 @@ func FuzzDeadlineLeft(f *testing.F) {
 			t.Errorf("error of %d bytes", len(err.Error()))
 		}
 	})
-}
-
-func TestRestartAt(t *testing.T) {
-	now := time.Date(2026, time.March, 4, 10, 0, 0, 0, time.UTC)
-	testCases := []struct {
-		name        string
-		backOffEnds time.Duration // from now; 0 means no back-off
-		deadline    time.Duration // from now
-		wantAt      time.Duration // from now
-		wantOK      bool
-	}{
-		{name: "no back-off, time left", deadline: 20 * time.Second, wantAt: 0, wantOK: true},
-		{name: "back-off ended already", backOffEnds: -time.Second, deadline: 20 * time.Second, wantAt: 0, wantOK: true},
-		{name: "back-off ends before the deadline", backOffEnds: 10 * time.Second, deadline: 20 * time.Second, wantAt: 10 * time.Second, wantOK: true},
-		{name: "back-off ends with exactly the minimum left", backOffEnds: 18 * time.Second, deadline: 20 * time.Second, wantAt: 18 * time.Second, wantOK: true},
-		{name: "back-off ends with less than the minimum left", backOffEnds: 18*time.Second + time.Millisecond, deadline: 20 * time.Second, wantOK: false},
-		{name: "back-off ends after the deadline", backOffEnds: 40 * time.Second, deadline: 20 * time.Second, wantOK: false},
-		{name: "no back-off, less than the minimum left", deadline: time.Second, wantOK: false},
-		{name: "deadline passed", deadline: -time.Second, wantOK: false},
-	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			var backOffEnds time.Time
-			if tc.backOffEnds != 0 {
-				backOffEnds = now.Add(tc.backOffEnds)
-			}
-			at, ok := RestartAt(now, backOffEnds, now.Add(tc.deadline))
-			var wantAt time.Time
-			if tc.wantOK {
-				wantAt = now.Add(tc.wantAt)
-			}
-			if diff := cmp.Diff(struct {
-				At time.Time
-				OK bool
-			}{wantAt, tc.wantOK}, struct {
-				At time.Time
-				OK bool
-			}{at, ok}); diff != "" {
-				t.Errorf("RestartAt() mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
 }

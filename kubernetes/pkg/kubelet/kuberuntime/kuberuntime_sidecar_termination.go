@@ -88,7 +88,7 @@ var readBootClock = bootclock.Read
 // termination: now plus the grace period, or the deadline recorded by an
 // earlier kill of this termination (before a kubelet restart, or one that
 // a shorter grace period interrupted) when that is earlier
-// (sidecars.EarlierDeadline). The deadline counts on clocks that do not
+// (sidecars.NewDeadline). The deadline counts on clocks that do not
 // step: within this kubelet's life the process's monotonic clock (now
 // carries it), and across a restart the node's boot clock, which the
 // record holds; so a step of the wall clock during a termination neither
@@ -97,7 +97,7 @@ var readBootClock = bootclock.Read
 // by its own clock. A record that cannot be read or written costs only its
 // restart-safety: the deadline is then counted from now, as upstream
 // counts it.
-func (m *kubeGenericRuntimeManager) terminationDeadline(ctx context.Context, pod *v1.Pod, now time.Time, grace time.Duration) time.Time {
+func (m *kubeGenericRuntimeManager) terminationDeadline(ctx context.Context, pod *v1.Pod, now time.Time, grace time.Duration) sidecars.Deadline {
 	logger := klog.FromContext(ctx)
 	path := filepath.Join(m.runtimeHelper.GetPodDir(pod.UID), terminationRecord)
 	clock, clockErr := readBootClock()
@@ -117,26 +117,24 @@ func (m *kubeGenericRuntimeManager) terminationDeadline(ctx context.Context, pod
 			recorded = now.Add(left)
 		}
 	}
-	deadline := sidecars.EarlierDeadline(recorded, now, grace)
-	if !deadline.Equal(recorded) && clockErr == nil {
-		if err := writeFileAtomically(path, sidecars.FormatDeadline(deadline.Sub(now), clock)); err != nil {
+	deadline := sidecars.NewDeadline(recorded, now, grace)
+	if !deadline.At().Equal(recorded) && clockErr == nil {
+		if err := writeFileAtomically(path, sidecars.FormatDeadline(deadline.At().Sub(now), clock)); err != nil {
 			logger.Error(err, "Cannot record the pod's termination deadline", "pod", klog.KObj(pod))
 		}
 	}
-	logger.V(2).Info("Ordered termination", "pod", klog.KObj(pod), "deadline", deadline, "left", deadline.Sub(now), "recorded", !recorded.IsZero())
+	logger.V(2).Info("Ordered termination", "pod", klog.KObj(pod), "deadline", deadline.At(), "left", deadline.At().Sub(now), "recorded", !recorded.IsZero())
 	return deadline
 }
 
-// endOrderedTermination ends a kill of an ordered pod (order is the kill's
-// containerTerminationOrder): it forgets the pod's deadline once every
-// container has stopped, so that a later kill of the pod (a new sandbox's,
-// say) is a new termination.
-func (m *kubeGenericRuntimeManager) endOrderedTermination(ctx context.Context, pod *v1.Pod, order containerTerminationOrder, results []*kubecontainer.SyncResult) {
-	o, ok := order.(*sidecarTerminationOrder)
-	if !ok {
+// endOrderedTermination ends a kill of a pod whose sidecar layout orders
+// it (o, the kill's order; nothing to do for upstream's): it forgets the
+// pod's deadline once every container has stopped, so that a later kill of
+// the pod (a new sandbox's, say) is a new termination.
+func (m *kubeGenericRuntimeManager) endOrderedTermination(ctx context.Context, pod *v1.Pod, o *terminationOrdering, results []*kubecontainer.SyncResult) {
+	if !o.ordersSidecars() {
 		return
 	}
-	o.ended()
 	for _, r := range results {
 		if r.Error != nil {
 			return
@@ -186,13 +184,10 @@ type preStopHooks struct {
 // aborts it: like upstream's, it ends with the container. The wait for it
 // ends at the deadline (or 2 seconds from now, if later), or when ctx is
 // cancelled.
-func (m *kubeGenericRuntimeManager) preStopAtLeastOnce(ctx context.Context, pod *v1.Pod, containerID kubecontainer.ContainerID, containerSpec *v1.Container, deadline time.Time) {
+func (m *kubeGenericRuntimeManager) preStopAtLeastOnce(ctx context.Context, pod *v1.Pod, containerID kubecontainer.ContainerID, containerSpec *v1.Container, deadline sidecars.Deadline) {
 	logger := klog.FromContext(ctx)
 	if ctx.Err() != nil {
 		return
-	}
-	if least := time.Now().Add(minimumGracePeriodInSeconds * time.Second); deadline.Before(least) {
-		deadline = least
 	}
 	record := filepath.Join(m.runtimeHelper.GetPodDir(pod.UID), "sidecar-kubelet-prestop", containerID.ID)
 	if _, err := os.Stat(record); err == nil {
@@ -207,7 +202,7 @@ func (m *kubeGenericRuntimeManager) preStopAtLeastOnce(ctx context.Context, pod 
 			logger.Error(err, "Cannot record a completed preStop hook; it may run again", "pod", klog.KObj(pod), "containerID", containerID.String())
 		}
 	})
-	timer := time.NewTimer(time.Until(deadline))
+	timer := time.NewTimer(time.Until(deadline.HookEnds(time.Now())))
 	defer timer.Stop()
 	select {
 	case <-done:

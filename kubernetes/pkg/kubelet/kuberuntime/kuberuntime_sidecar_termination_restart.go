@@ -25,6 +25,7 @@ package kuberuntime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -71,14 +72,14 @@ func WithSidecarRestarts(ctx context.Context, pullSecrets []v1.Secret, backOff *
 // container still runs, starts it again (restartBeforeTurn). It returns the
 // sidecar's container to stop at its turn: the last one it started, or
 // containerID.
-func (o *sidecarTerminationOrder) waitForTurnKeepingUp(ctx context.Context, containerID kubecontainer.ContainerID, containerSpec *v1.Container, deadline time.Time) kubecontainer.ContainerID {
-	timer := time.NewTimer(time.Until(deadline))
+func (m *kubeGenericRuntimeManager) waitForTurnKeepingUp(ctx context.Context, pod *v1.Pod, o *terminationOrdering, containerID kubecontainer.ContainerID, containerSpec *v1.Container) kubecontainer.ContainerID {
+	timer := time.NewTimer(time.Until(o.deadline.At()))
 	defer timer.Stop()
 	// checks ticks while the sidecar is kept up; a nil channel never does.
 	var checks <-chan time.Time
 	var check *time.Timer
 	restarts, ok := ctx.Value(sidecarRestartsKey{}).(sidecarRestarts)
-	if ok && o.keptUp.Has(containerSpec.Name) {
+	if ok && slices.Contains(o.sidecarOrder.KeptUp, containerSpec.Name) {
 		check = time.NewTimer(sidecarExitCheckPeriod)
 		defer check.Stop()
 		checks = check.C
@@ -93,13 +94,13 @@ func (o *sidecarTerminationOrder) waitForTurnKeepingUp(ctx context.Context, cont
 			case <-ctx.Done():
 				return containerID
 			case <-checks:
-				if allClosed(o.apps) {
+				if o.appsStopped() {
 					// The apps are gone: the sidecar is no longer needed.
 					checks = nil
 					continue
 				}
 				var next time.Duration
-				containerID, next = o.m.restartBeforeTurn(ctx, o.pod, containerSpec, containerID, deadline, restarts)
+				containerID, next = m.restartBeforeTurn(ctx, pod, containerSpec, containerID, o.deadline, restarts)
 				if next < 0 {
 					checks = nil
 					continue
@@ -111,25 +112,13 @@ func (o *sidecarTerminationOrder) waitForTurnKeepingUp(ctx context.Context, cont
 	return containerID
 }
 
-// allClosed reports whether every channel is closed.
-func allClosed(chs []chan struct{}) bool {
-	for _, ch := range chs {
-		select {
-		case <-ch:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // restartBeforeTurn asks the runtime whether the annotated sidecar's
 // container has exited and, if it has, starts it again when its back-off
-// allows and if time remains before the deadline (sidecars.RestartAt). It
+// allows and if time remains before the deadline (Deadline.RestartAt). It
 // returns the sidecar's container (the new one, if it started one) and when
 // to ask again; a negative duration means never: the sidecar stays down
 // until its turn.
-func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *v1.Pod, containerSpec *v1.Container, containerID kubecontainer.ContainerID, deadline time.Time, restarts sidecarRestarts) (kubecontainer.ContainerID, time.Duration) {
+func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *v1.Pod, containerSpec *v1.Container, containerID kubecontainer.ContainerID, deadline sidecars.Deadline, restarts sidecarRestarts) (kubecontainer.ContainerID, time.Duration) {
 	logger := klog.FromContext(ctx)
 	resp, err := m.runtimeService.ContainerStatus(ctx, containerID.ID, false)
 	if err != nil || resp.GetStatus() == nil {
@@ -149,9 +138,9 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 	if restarts.backOff.IsInBackOffSince(key, finishedAt) {
 		backOffEnds = now.Add(finishedAt.Add(restarts.backOff.Get(key)).Sub(now))
 	}
-	at, ok := sidecars.RestartAt(now, backOffEnds, deadline)
+	at, ok := deadline.RestartAt(now, backOffEnds)
 	if !ok {
-		logger.V(2).Info("Sidecar exited before its turn to stop; too little time left to start it again", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "exitCode", resp.Status.ExitCode, "left", deadline.Sub(now))
+		logger.V(2).Info("Sidecar exited before its turn to stop; too little time left to start it again", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "exitCode", resp.Status.ExitCode, "left", deadline.At().Sub(now))
 		return containerID, -1
 	}
 	if wait := at.Sub(now); wait > 0 {
@@ -160,7 +149,7 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 	}
 
 	restarts.backOff.Next(key, finishedAt)
-	logger.Info("Sidecar exited before its turn to stop while app containers drain; starting it again", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "exitCode", resp.Status.ExitCode, "left", deadline.Sub(now))
+	logger.Info("Sidecar exited before its turn to stop while app containers drain; starting it again", "pod", klog.KObj(pod), "containerName", containerSpec.Name, "exitCode", resp.Status.ExitCode, "left", deadline.At().Sub(now))
 	newID, err := m.startSidecarAgain(ctx, pod, containerSpec, restarts.pullSecrets)
 	if err != nil {
 		logger.Error(err, "Cannot start again a sidecar that exited before its turn to stop", "pod", klog.KObj(pod), "containerName", containerSpec.Name)
