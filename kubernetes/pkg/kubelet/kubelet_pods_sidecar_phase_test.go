@@ -140,7 +140,7 @@ func TestGetPhaseWithAnnotatedSidecars(t *testing.T) {
 	}
 }
 
-// TestPhaseFollowsTheStartedAnnotations checks SPEC rule 19 for the pod's
+// TestPhaseFollowsTheStartedAnnotations checks contract rule 19 for the pod's
 // phase: with the sidecars annotation removed from a running Job pod, its
 // sidecar, stopped with 143 once the app completed, still does not fail
 // the pod, since the kubelet keeps the annotations the pod's sandbox was

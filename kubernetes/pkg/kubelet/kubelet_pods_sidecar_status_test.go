@@ -38,7 +38,7 @@ import (
 // annotated sidecar the kubelet restarts whatever the pod's restartPolicy is
 // shown waiting, never terminated, in between: the API server refuses a
 // container of a restartPolicy Never pod that leaves the terminated state
-// (sidecar-kubelet, SPEC rules 5 and 7).
+// (sidecar-kubelet, contract rules 5 and 7).
 func TestConvertToAPIContainerStatusesWithAnnotatedSidecars(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	started := time.Unix(10, 0).UTC()
@@ -175,7 +175,7 @@ func TestConvertToAPIContainerStatusesWithAnnotatedSidecars(t *testing.T) {
 	}
 }
 
-// TestSidecarStatusOnceThePodTerminates checks SPEC rule 20: an annotated
+// TestSidecarStatusOnceThePodTerminates checks contract rule 20: an annotated
 // sidecar that exited shows a pending restart only while the kubelet will
 // restart it. Once the pod is terminating or terminal for any reason, not
 // only a delete (an active deadline, an eviction, a node shutdown: the pod

@@ -17,7 +17,7 @@ limitations under the License.
 package container
 
 // This file belongs to sidecar-kubelet's patch series: the one place that
-// decides, and keeps, each pod's sidecar layout (SPEC rule 19).
+// decides, and keeps, each pod's sidecar layout (contract rule 19).
 
 import (
 	"sync"

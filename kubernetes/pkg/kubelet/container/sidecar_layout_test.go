@@ -30,7 +30,7 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
-// TestDecideSidecarLayoutOncePerPod checks SPEC rule 19's one decision: it
+// TestDecideSidecarLayoutOncePerPod checks contract rule 19's one decision: it
 // is taken from the pod's newest sandbox when there is one (a restarted
 // kubelet), else from the pod; later calls, with other annotations or
 // another sandbox, get the same decision, as do the readers that only know

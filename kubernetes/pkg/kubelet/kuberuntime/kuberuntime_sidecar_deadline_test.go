@@ -17,7 +17,7 @@ limitations under the License.
 package kuberuntime
 
 // sidecar-kubelet's tests of the one deadline of an ordered termination on
-// the node's clock, and of preStop hooks delivered at least once (SPEC rule
+// the node's clock, and of preStop hooks delivered at least once (contract rule
 // 13), in upstream's fake-runtime harness on the synctest clock.
 
 import (
@@ -267,7 +267,7 @@ func init() {
 	}
 }
 
-// TestSidecarPreStopRunsAtTheDeadline checks SPEC rule 13's at-least-once
+// TestSidecarPreStopRunsAtTheDeadline checks contract rule 13's at-least-once
 // hooks when the apps use the whole grace period: the apps ignore SIGTERM,
 // so the sidecars' turn comes at the deadline (6 s). Each sidecar's preStop
 // hook still runs, for upstream's minimum of 2 seconds, and the sidecars are
@@ -291,7 +291,7 @@ func TestSidecarPreStopRunsAtTheDeadline(t *testing.T) {
 	})
 }
 
-// TestDeadlineSurvivesAWallClockStepAndARestart checks SPEC rule 13's one
+// TestDeadlineSurvivesAWallClockStepAndARestart checks contract rule 13's one
 // deadline on a clock that does not step: a termination with grace period
 // 30 is interrupted 4 seconds in by a kubelet restart, during which the
 // node's wall clock steps an hour forward. The restarted kubelet keeps the

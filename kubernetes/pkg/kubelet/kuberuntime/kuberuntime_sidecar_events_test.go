@@ -86,7 +86,7 @@ func trimWaited(events []string) []string {
 }
 
 // TestNewSandboxRecordsTheStartEventsAgain checks that the start of a pod
-// in a new sandbox is a new occurrence of its start events (SPEC,
+// in a new sandbox is a new occurrence of its start events (the contract's
 // Observability): WaitingForSidecars and SidecarsReady are recorded again,
 // and with SidecarsReady the apps' wait goes to the metric. Before the fix
 // they were remembered from the first sandbox, since a sandbox change
@@ -115,7 +115,7 @@ func TestNewSandboxRecordsTheStartEventsAgain(t *testing.T) {
 }
 
 // TestNativeSidecarGateEvents checks that native sidecars under wait-ready
-// record the start events too (SPEC, Observability), which the KEP draft
+// record the start events too (the contract's Observability), which the KEP draft
 // names as the signals of the gate in use: WaitingForSidecars while a
 // gating native sidecar holds the next container, SidecarsReady when the
 // last one is ready; once each, again in a new sandbox, and none for a

@@ -17,7 +17,7 @@ limitations under the License.
 package kuberuntime
 
 // This file belongs to sidecar-kubelet's patch series: the runtime's side of
-// the one decision of each pod's sidecar layout (SPEC rule 19).
+// the one decision of each pod's sidecar layout (contract rule 19).
 
 import (
 	"context"

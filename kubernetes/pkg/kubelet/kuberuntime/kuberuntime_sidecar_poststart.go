@@ -18,8 +18,8 @@ package kuberuntime
 
 // This file belongs to sidecar-kubelet's patch series: an annotated
 // sidecar's postStart hook is delivered at least once, across a kubelet
-// restart too, and the sidecar is ready only once a run has returned (SPEC
-// "Ready").
+// restart too, and the sidecar is ready only once a run has returned (the
+// contract's "Ready").
 
 import (
 	"context"
@@ -39,7 +39,7 @@ import (
 // empty file named for the container's ID, written before the container
 // starts and removed when the hook returns. A kubelet that restarts
 // meanwhile finds the mark, keeps the sidecar not ready and runs the hook
-// again (SPEC "Ready": hooks are delivered at least once). A container
+// again (the contract's "Ready": hooks are delivered at least once). A container
 // without a mark (one started by a kubelet without this patch, say) counts
 // as having returned from its hook, as upstream counts it.
 const sidecarPostStartRecord = "sidecar-kubelet-poststart"

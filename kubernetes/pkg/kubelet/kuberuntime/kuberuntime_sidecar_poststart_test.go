@@ -17,7 +17,7 @@ limitations under the License.
 package kuberuntime
 
 // sidecar-kubelet's tests of an annotated sidecar's postStart hook across a
-// kubelet restart (SPEC "Ready"), in the harness of
+// kubelet restart (the contract's "Ready"), in the harness of
 // kuberuntime_sidecar_test.go.
 
 import (

@@ -74,7 +74,7 @@ func (m *kubeGenericRuntimeManager) orderSidecarStarts(ctx context.Context, pod 
 	})
 	// A running container the sync kills for a failed liveness or startup
 	// probe: upstream starts it again unless restartPolicy is Never, and
-	// PlanStart restarts a sidecar then too (SPEC rule 5).
+	// PlanStart restarts a sidecar then too (contract rule 5).
 	for i := range statuses {
 		if cs := find(statuses[i].Name); cs != nil && statuses[i].Running {
 			_, statuses[i].Killed = changes.ContainersToKill[cs.ID]
@@ -100,7 +100,7 @@ func (m *kubeGenericRuntimeManager) orderSidecarStarts(ctx context.Context, pod 
 // container, or nil when it has none; ready tells whether a running
 // container is ready, and nil leaves Ready false. Whether an entry has
 // exited comes from its latest container in any sandbox, so that a pod
-// whose sandbox was recreated keeps its completed app containers (SPEC
+// whose sandbox was recreated keeps its completed app containers (contract
 // rule 18).
 func sidecarContainerStatuses(logger klog.Logger, pod *v1.Pod, podStatus *kubecontainer.PodStatus, find func(name string) *kubecontainer.Status, ready func(c *v1.Container, running bool, id kubecontainer.ContainerID) bool) []sidecars.ContainerStatus {
 	statuses := make([]sidecars.ContainerStatus, 0, len(pod.Spec.Containers))

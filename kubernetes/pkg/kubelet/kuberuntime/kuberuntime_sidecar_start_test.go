@@ -141,7 +141,7 @@ func TestInvalidSidecarAnnotationRunsThePodAsUpstream(t *testing.T) {
 	requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "every container starts at once")
 }
 
-// TestSidecarOrderingGateOffIsUpstream checks SPEC rule 19's gate off: no
+// TestSidecarOrderingGateOffIsUpstream checks contract rule 19's gate off: no
 // layout decided, none of the fork's events, and the sandbox created with the
 // pod's annotations as they are, so that an app reading them through the
 // downward API sees what upstream shows. Before the fix the gate off
@@ -162,7 +162,7 @@ func TestSidecarOrderingGateOffIsUpstream(t *testing.T) {
 	require.Empty(t, kubecontainer.SidecarLayoutOf(s.pod.UID).Sidecars, "no layout decided")
 }
 
-// TestSidecarKilledByItsProbeIsRestartedUnderNever checks SPEC rules 5 and
+// TestSidecarKilledByItsProbeIsRestartedUnderNever checks contract rules 5 and
 // 7 for probe kills: a sidecar killed by its startup probe before it is
 // ready, or by its liveness probe while the app runs, is restarted in the
 // same sandbox although restartPolicy is Never, with crash-loop back-off,
@@ -225,7 +225,7 @@ func TestSidecarKilledByItsProbeIsRestartedUnderNever(t *testing.T) {
 	})
 }
 
-// TestNewSandboxKeepsCompletedApps checks SPEC rule 18: in a pod whose
+// TestNewSandboxKeepsCompletedApps checks contract rule 18: in a pod whose
 // sandbox is recreated, an app container that completed in the old sandbox
 // counts as completed, the sidecars start first in the new one, the app
 // that must run again waits for them, and the pod completes when that app
@@ -263,7 +263,7 @@ func TestNewSandboxKeepsCompletedApps(t *testing.T) {
 
 // TestNoNewSandboxForSidecarsAlone checks that a pod whose app containers
 // had all completed when its sandbox died gets no new sandbox for its
-// sidecars (SPEC rule 18), as upstream creates none for a pod with nothing
+// sidecars (contract rule 18), as upstream creates none for a pod with nothing
 // left to run.
 func TestNoNewSandboxForSidecarsAlone(t *testing.T) {
 	s := newSidecarTest(t, twoAppSidecarPod(v1.RestartPolicyOnFailure), true)
@@ -281,7 +281,7 @@ func TestNoNewSandboxForSidecarsAlone(t *testing.T) {
 	require.Empty(t, actions.ContainersToStart, "nothing starts")
 }
 
-// TestAnnotationAddedToARunningPodChangesNothing checks SPEC rule 19: a
+// TestAnnotationAddedToARunningPodChangesNothing checks contract rule 19: a
 // sidecars annotation added to a running restartPolicy Never pod does not
 // make the kubelet start again a container that completed, and is reported
 // once with a SidecarAnnotationChanged event (with the events). Before the fix the container
@@ -301,7 +301,7 @@ func TestAnnotationAddedToARunningPodChangesNothing(t *testing.T) {
 	requireDiff(t, []string{"app/0/RUNNING", "logs/0/EXITED", "proxy/0/RUNNING"}, s.containers(), "the completed container is not started again")
 }
 
-// TestAnnotationRemovedFromARunningPodChangesNothing checks SPEC rule 19
+// TestAnnotationRemovedFromARunningPodChangesNothing checks contract rule 19
 // the other way round: with the annotation removed, the sidecars still do
 // not keep a Job pod alive once its app is done, and a new sandbox is
 // created with the annotations the pod started with, so that a restarted

@@ -57,7 +57,7 @@ type terminationInterruptKey struct{}
 // cancels; when such a sync stops an ordered pod (a Job pod whose app
 // containers are done), a delete or an eviction that comes meanwhile
 // cancels interrupt, and the stop then gives way at once to the pod's
-// termination, which follows the shorter grace period (SPEC rule 13).
+// termination, which follows the shorter grace period (contract rule 13).
 func WithTerminationInterrupt(ctx, interrupt context.Context) context.Context {
 	return context.WithValue(ctx, terminationInterruptKey{}, interrupt)
 }
@@ -175,7 +175,7 @@ type preStopHooks struct {
 // whose turn comes at or after the deadline (the apps used the grace
 // period, or a delete asked for 1 second) still runs, for upstream's
 // minimum of 2 seconds, as upstream gives every hook; the container is then
-// stopped with that minimum too (SPEC rule 13). A hook that completed (the
+// stopped with that minimum too (contract rule 13). A hook that completed (the
 // record in the pod's directory says so, also after a kubelet restart) is
 // not run again; one that this kubelet is running (started by a kill that a
 // shorter grace period interrupted) is joined, not started again; one that

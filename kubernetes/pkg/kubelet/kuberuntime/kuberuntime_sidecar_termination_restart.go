@@ -19,7 +19,7 @@ package kuberuntime
 // This file belongs to sidecar-kubelet's patch series: an annotated sidecar
 // that exits during the pod's termination, before its turn to stop and
 // while some app container still runs, is started again while time remains
-// (SPEC rule 14), so that the apps keep their proxy or log shipper while
+// (contract rule 14), so that the apps keep their proxy or log shipper while
 // they drain.
 
 import (

@@ -16,7 +16,7 @@ limitations under the License.
 
 package kuberuntime
 
-// sidecar-kubelet's tests of SPEC rule 14: an annotated sidecar that exits
+// sidecar-kubelet's tests of contract rule 14: an annotated sidecar that exits
 // during termination before its turn, while some app container still runs,
 // is started again while time remains; on the testing/synctest clock.
 import (

@@ -267,7 +267,7 @@ func (k *orderedKillTest) log() []string {
 	return append([]string(nil), k.recorder.log...)
 }
 
-// TestShorterGracePeriodInterruptsOrderedTermination checks SPEC rule 13
+// TestShorterGracePeriodInterruptsOrderedTermination checks contract rule 13
 // for a second delete with a shorter grace period: the pod worker cancels
 // the ordered termination, which returns at once without signalling the
 // sidecars out of turn, and the termination it starts again ends by the
@@ -309,7 +309,7 @@ func TestShorterGracePeriodInterruptsOrderedTermination(t *testing.T) {
 	})
 }
 
-// TestRestartedTerminationKeepsTheDeadlineAndRunsNoHookTwice checks SPEC
+// TestRestartedTerminationKeepsTheDeadlineAndRunsNoHookTwice checks contract
 // rule 13 across a kubelet restart in the middle of a termination: the
 // restarted kubelet's termination keeps the deadline recorded in the pod's
 // directory rather than starting the grace period over, and runs no preStop

@@ -200,7 +200,7 @@ func requireDiff(t *testing.T, want, got any, what string) {
 	}
 }
 
-// TestNewSandboxIsCreatedWithTheDecidedAnnotations checks SPEC rule 19 at
+// TestNewSandboxIsCreatedWithTheDecidedAnnotations checks contract rule 19 at
 // its root: a pod's sidecar layout is decided once, and a new sandbox of the
 // pod is created with the annotations it was decided from, not with the
 // pod's annotations as they are now, so that a restarted kubelet, which

@@ -51,7 +51,7 @@ const (
 // sidecar's: sidecars.Layout.WaitsOnReadiness) besides its own period,
 // until the container is first ready, for at most waitedOnProbeWindow from
 // its start, so that the waiting containers start promptly whatever the
-// probe's periodSeconds (SPEC rule 3). The extra runs come every 50 ms
+// probe's periodSeconds (contract rule 3). The extra runs come every 50 ms
 // (exec probes: 250 ms) and back off while the container stays not ready,
 // to one a second from 10 s on, and never take more than a quarter of the
 // time, however slow a run is (sidecars.ExtraCheckInterval). The extra

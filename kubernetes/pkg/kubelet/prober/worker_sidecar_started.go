@@ -29,7 +29,7 @@ import (
 // startup result Success when the kubelet holds none for its container. A
 // restarted kubelet keeps the status but not the result, and this worker
 // probes a started container no more: the app containers, which wait on
-// that result (sidecars.Ready), would wait for ever (SPEC "Ready"). Upstream
+// that result (sidecars.Ready), would wait for ever (the contract's "Ready"). Upstream
 // seeds the same result for native sidecars when the worker first meets
 // their container (kubernetes#136910); here it runs each time the worker
 // finds the container started, since the pod's first sync may decide its

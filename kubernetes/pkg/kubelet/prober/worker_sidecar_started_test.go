@@ -32,7 +32,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/prober/results"
 )
 
-// TestRestartedKubeletCountsAStartedSidecarAsStarted checks SPEC "Ready"
+// TestRestartedKubeletCountsAStartedSidecarAsStarted checks the contract's "Ready"
 // across a kubelet restart: a sidecar with a startup probe and no readiness
 // probe, whose status says it started before the kubelet restarted, gets
 // the startup result Success from the restarted kubelet's worker, so that

@@ -76,7 +76,7 @@ func (p *readyAtProber) count() int {
 	return p.runs
 }
 
-// TestWaitedOnProbeRunsUntilItSucceeds checks SPEC rule 3's prompt
+// TestWaitedOnProbeRunsUntilItSucceeds checks contract rule 3's prompt
 // detection: the readiness probe of an annotated sidecar, which the app
 // containers wait on, also runs every 50 ms until it first succeeds, so the
 // success is seen within 50 ms of the sidecar turning ready whatever the
@@ -89,7 +89,7 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 		name        string
 		annotations map[string]string
 		// decidedWith, if set, are the annotations the pod's layout was
-		// decided with, before they changed to annotations (SPEC rule 19).
+		// decided with, before they changed to annotations (contract rule 19).
 		decidedWith map[string]string
 		gate        bool
 		wantSeenBy  time.Duration // after the sidecar turns ready
@@ -210,7 +210,7 @@ func waitedOnPod(t *testing.T, m *manager, uid types.UID, start time.Time, succe
 	return pod
 }
 
-// TestExtraRunsCountTowardsTheThresholds checks SPEC rule 3: the extra runs
+// TestExtraRunsCountTowardsTheThresholds checks contract rule 3: the extra runs
 // of a waited-on readiness probe are runs like the others, so that
 // successThreshold counts consecutive successes of all runs. The sidecar's
 // endpoint answers failure and success in turn, and successThreshold is 3:
@@ -621,7 +621,7 @@ func (p *readyAtExecProber) count() int {
 	return p.runs
 }
 
-// TestWaitedOnExecProbeRunsUntilItSucceeds checks SPEC rule 3 for an exec
+// TestWaitedOnExecProbeRunsUntilItSucceeds checks contract rule 3 for an exec
 // readiness probe: it runs every 250 ms until it first succeeds, so the
 // success is seen within 250 ms of the sidecar turning ready, whatever
 // its periodSeconds. Before the fix the exec probe kept its period: the

@@ -44,7 +44,7 @@ func TestAnnotatedSidecarMayLeaveTerminatedState(t *testing.T) {
 		name       string
 		annotation string
 		// changedTo, if set, is the annotation once the layout is decided
-		// (SPEC rule 19: the decision stands).
+		// (contract rule 19: the decision stands).
 		changedTo *string
 		gate      bool
 		before    []v1.ContainerStatus
