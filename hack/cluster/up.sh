@@ -186,19 +186,26 @@ ensure etcd etcd_healthy 60 \
 PATH="$BIN_DIR:$PATH" ensure containerd containerd_healthy 60 \
   "$BIN_DIR/containerd" --config="$CONF_DIR/containerd.toml"
 
-# Images: every tarball in $IMAGES_DIR, imported again only when it changed.
+# Images: every tarball in $IMAGES_DIR, imported again when it changed or
+# when containerd no longer holds one of its tags (the kubelet's image
+# garbage collection removes an unused image under disk pressure). The list
+# is read whole first: grep -q quitting at the first match would make ctr
+# die of SIGPIPE, which pipefail reports as a missing image.
 mkdir -p "$RUN_DIR/images"
+images="$(ctr -n k8s.io images ls -q)"
 for tar in "$IMAGES_DIR"/*.tar; do
   [ -f "$tar" ] || continue
   sum="$(sha256sum "$tar" | cut -d' ' -f1)"
   stamp="$RUN_DIR/images/$(basename "$tar").sha256"
-  [ "$(cat "$stamp" 2> /dev/null || true)" != "$sum" ] || continue
-  log "importing $tar"
+  missing=""
+  for tag in $(tar -xOf "$tar" manifest.json | grep -o '"RepoTags":\[[^]]*\]' | grep -o '"[^"]*"' | tr -d '"' | grep -vx RepoTags); do
+    grep -qxF "$tag" <<< "$images" || missing="$missing $tag"
+  done
+  [ "$(cat "$stamp" 2> /dev/null || true)" != "$sum" ] || [ -n "$missing" ] || continue
+  log "importing $tar${missing:+ (containerd lacks$missing)}"
   ctr -n k8s.io images import "$tar" >&2
   echo "$sum" > "$stamp"
 done
-# The list is read whole first: grep -q quitting at the first match would
-# make ctr die of SIGPIPE, which pipefail reports as a missing image.
 images="$(ctr -n k8s.io images ls -q)"
 grep -qxF "$PAUSE_IMAGE" <<< "$images" ||
   die "the pause image $PAUSE_IMAGE is not in containerd after the import"
