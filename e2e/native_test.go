@@ -22,6 +22,8 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
 
 	. "github.com/sidecar-kubelet/sidecar-kubelet/e2e/podorder"
 )
@@ -43,6 +45,22 @@ var _ = Describe("Native sidecars", func() {
 		cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
 		tl := cluster.WaitForTimeline(ctx, pod, First("app", "started"))
 		expectTimeline("wait-ready", tl, HappenInOrder(First("mesh", "ready-served"), First("agent", "started"), First("app", "started")))
+	})
+
+	It("[wait-ready] keep the pod's Initialized condition False while the native sidecar its apps wait for has started but is not ready", func(ctx SpecContext) {
+		pod := cluster.CreatePod(ctx, ns, NewPod("initialized",
+			WaitReady(),
+			InitContainers(TestServer("mesh", Native(), Readiness(), Env("READY_AFTER=8s"))),
+			Containers(TestServer("app"))))
+		// Upstream counts a native sidecar as initialized once it has
+		// started; under wait-ready the apps wait for it to be ready, and
+		// so does the condition.
+		p := cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) { ExpectRunning(g, p, "mesh") })
+		mesh := ContainerStatusOf(p, "mesh")
+		Expect(mesh.Ready).To(BeFalse(), "mesh is ready already, 8 s after its start: %s", DescribeStatus(*mesh))
+		Expect(ConditionOf(p, v1.PodInitialized)).To(Equal(v1.ConditionFalse), "Initialized while mesh is not ready: %s", DescribeStatus(*mesh))
+		p = cluster.WaitPod(ctx, pod, 2*time.Minute, AllRunning)
+		Expect(ConditionOf(p, v1.PodInitialized)).To(Equal(v1.ConditionTrue), "Initialized once mesh is ready and the app runs")
 	})
 
 	It("[rule 1] [wait-ready] without the annotation, start the next container once a native sidecar has started, as upstream", func(ctx SpecContext) {

@@ -80,13 +80,17 @@ func AllTerminated(p *v1.Pod) bool {
 }
 
 // IsPodReady tells whether the pod's Ready condition is true.
-func IsPodReady(p *v1.Pod) bool {
+func IsPodReady(p *v1.Pod) bool { return ConditionOf(p, v1.PodReady) == v1.ConditionTrue }
+
+// ConditionOf is the status of the pod's condition of type t, "" when the
+// pod has none.
+func ConditionOf(p *v1.Pod, t v1.PodConditionType) v1.ConditionStatus {
 	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionTrue
+		if c.Type == t {
+			return c.Status
 		}
 	}
-	return false
+	return ""
 }
 
 // IsNodeReady tells whether the node's Ready condition is true.

@@ -132,9 +132,10 @@ func quote(s string) string {
 	return strconv.Quote(s[:maxQuoted]) + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
-// Decision is the sidecar layout a pod runs with. The kubelet makes it once
-// per pod, from the annotations the pod's sandbox is created with, and
-// keeps it for the pod's life (contract rule 19).
+// Decision is the sidecar layout a pod runs with. The kubelet decides it
+// from the annotations the pod's sandbox is created with, which a new
+// sandbox of the pod inherits, so it is the same for the pod's life
+// (contract rule 19).
 type Decision struct {
 	// Layout is the layout decided; the zero Layout when Err is set.
 	Layout Layout

@@ -20,7 +20,8 @@ limitations under the License.
 //   - which containers of a pod are sidecars (Decide: the Layout, from the
 //     annotations the pod's sandbox is created with, with precise errors,
 //     in time and memory linear in the annotations' length; the kubelet
-//     decides once per pod and keeps the Decision);
+//     decides from the sandbox's annotations, which a new sandbox of the
+//     pod inherits, so the Decision is the same for the pod's life);
 //   - when a sidecar is ready for the containers that wait on it (Ready),
 //     which native sidecars gate on readiness (Layout.GatesOnReady), and
 //     which probes they wait on (Layout.WaitsOnReadiness);

@@ -29,7 +29,6 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
-	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
 )
 
 // TestGetPhaseWithAnnotatedSidecars checks that the phase of a pod with
@@ -132,7 +131,6 @@ func TestGetPhaseWithAnnotatedSidecars(t *testing.T) {
 					Containers:    []v1.Container{{Name: "app"}, {Name: "proxy"}, {Name: "logs"}},
 				},
 			}
-			containertest.DecideSidecarLayout(t, pod, nil)
 			if got := sidecarTestPhase(logger, pod, tc.statuses, tc.podIsTerminal); got != tc.want {
 				t.Errorf("getPhase() = %s, want %s", got, tc.want)
 			}
@@ -171,7 +169,6 @@ func TestPhaseFollowsTheStartedAnnotations(t *testing.T) {
 			Annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		}}}
 
-	t.Cleanup(func() { kubecontainer.ForgetSidecarLayout(pod.UID) })
 	if got := sidecarTestAPIPodStatus(ctx, kl, pod, podStatus, true).Phase; got != v1.PodSucceeded {
 		t.Errorf("phase = %s, want %s: the sidecar's 143 does not count", got, v1.PodSucceeded)
 	}

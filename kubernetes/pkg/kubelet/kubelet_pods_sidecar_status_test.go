@@ -31,7 +31,6 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
-	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
 )
 
 // TestConvertToAPIContainerStatusesWithAnnotatedSidecars checks that an
@@ -153,7 +152,6 @@ func TestConvertToAPIContainerStatusesWithAnnotatedSidecars(t *testing.T) {
 			if !tc.sandboxDown {
 				podStatus.ActiveContainerStatuses = tc.runtime
 			}
-			containertest.DecideSidecarLayout(t, pod, podStatus)
 
 			statuses := sidecarTestContainerStatuses(ctx, kl, pod, podStatus)
 			var proxy *v1.ContainerStatus
@@ -233,7 +231,6 @@ func TestSidecarStatusOnceThePodTerminates(t *testing.T) {
 			runtime := []*kubecontainer.Status{exited("proxy", 0, "Completed"), exited("app", 137, "Error")}
 			podStatus := &kubecontainer.PodStatus{ID: pod.UID, Name: pod.Name, Namespace: pod.Namespace,
 				ContainerStatuses: runtime, ActiveContainerStatuses: runtime}
-			containertest.DecideSidecarLayout(t, pod, podStatus)
 
 			statuses := sidecarTestContainerStatuses(ctx, kl, pod, podStatus)
 			for _, s := range statuses {

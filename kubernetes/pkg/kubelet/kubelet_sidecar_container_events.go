@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2"
-	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 )
 
 // containerEventsRetry is how long the kubelet waits before it follows the
@@ -117,7 +116,14 @@ func (kl *Kubelet) relistOrderedPodOnContainerStop(logger klog.Logger, e *runtim
 		return
 	}
 	uid := types.UID(e.GetPodSandboxStatus().GetMetadata().GetUid())
-	if uid == "" || !kubecontainer.SidecarLayoutOf(uid).Ordered() {
+	if uid == "" {
+		return
+	}
+	pod, ok := kl.podManager.GetPodByUID(uid)
+	if !ok {
+		return
+	}
+	if layout, _ := kl.sidecarLayoutInCache(pod); !layout.Ordered() {
 		return
 	}
 	// A pod whose termination was asked for has its containers stopped by

@@ -38,7 +38,6 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
-	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
 )
 
 func containerEvent(uid string, eventType runtimeapi.ContainerEventType) *runtimeapi.ContainerEventResponse {
@@ -127,7 +126,7 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "default", UID: uid, Annotations: tc.annotations},
 				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}}},
 			}
-			containertest.DecideSidecarLayout(t, pod, nil)
+			kl.podManager.SetPods([]*v1.Pod{pod})
 			if tc.terminating {
 				kl.podWorkers.(*fakePodWorkers).terminationRequested = map[types.UID]bool{uid: true}
 			}
@@ -180,7 +179,7 @@ func TestContainerEventsStreamIsFollowedAgain(t *testing.T) {
 			Annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}},
 		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}}},
 	}
-	containertest.DecideSidecarLayout(t, pod, nil)
+	kl.podManager.SetPods([]*v1.Pod{pod})
 	recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
 	kl.pleg = recorder
 	stopped := runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT

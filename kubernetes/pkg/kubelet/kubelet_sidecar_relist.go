@@ -48,23 +48,22 @@ func (kl *Kubelet) relistOnSidecarProbeSuccess(logger klog.Logger, pod *v1.Pod, 
 	if update.Result != proberesults.Success {
 		return
 	}
-	layout := kubecontainer.SidecarLayoutOf(pod.UID)
+	layout, status := kl.sidecarLayoutInCache(pod)
 	if !layout.Ordered() {
 		return
 	}
 	// A container the status does not name yet cannot be told apart: relist.
-	if name, ok := kl.containerNameByID(pod, update.ContainerID); ok && !layout.HoldsOthers(pod, name) {
+	if name, ok := containerNameByID(status, update.ContainerID); ok && !layout.HoldsOthers(pod, name) {
 		return
 	}
 	kl.RequestPodRelist(logger, pod.UID)
 }
 
 // containerNameByID finds the name of the pod's container with this ID in
-// the runtime cache, the runtime's own view, where the pod's status got the
-// ID the prober reports.
-func (kl *Kubelet) containerNameByID(pod *v1.Pod, id kubecontainer.ContainerID) (string, bool) {
-	status, err := kl.podCache.Get(pod.UID)
-	if err != nil || status == nil {
+// the pod's status in the runtime cache, the runtime's own view, where the
+// pod's status got the ID the prober reports.
+func containerNameByID(status *kubecontainer.PodStatus, id kubecontainer.ContainerID) (string, bool) {
+	if status == nil {
 		return "", false
 	}
 	for _, cs := range status.ContainerStatuses {
@@ -82,7 +81,10 @@ func (kl *Kubelet) containerNameByID(pod *v1.Pod, id kubecontainer.ContainerID) 
 // between the sync that stopped its sidecars and the terminal phase. A
 // deleted pod has no phase to reach: its last moves keep upstream's pace.
 func (kl *Kubelet) relistOrderedPodOnTransition(logger klog.Logger, pod *v1.Pod) {
-	if pod.DeletionTimestamp == nil && kubecontainer.SidecarLayoutOf(pod.UID).Ordered() {
+	if pod.DeletionTimestamp != nil {
+		return
+	}
+	if layout, _ := kl.sidecarLayoutInCache(pod); layout.Ordered() {
 		kl.RequestPodRelist(logger, pod.UID)
 	}
 }

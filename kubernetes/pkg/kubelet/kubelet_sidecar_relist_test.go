@@ -29,7 +29,6 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
-	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
 	proberesults "k8s.io/kubernetes/pkg/kubelet/prober/results"
 )
 
@@ -134,7 +133,6 @@ func TestProbeSuccessRelistsPodsWaitingOnSidecars(t *testing.T) {
 				},
 			}
 
-			containertest.DecideSidecarLayout(t, pod, nil)
 			got := sidecarTestProbeSync(ctx, testKubelet.kubelet, pod, tc.container, tc.probe, tc.result)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
@@ -173,7 +171,6 @@ func TestTransitionRelistsOrderedPods(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "default", UID: uid, Annotations: tc.annotations, DeletionTimestamp: tc.deletion},
 				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}}},
 			}
-			containertest.DecideSidecarLayout(t, pod, nil)
 			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
 			kl.pleg = recorder
 			kl.relistOrderedPodOnTransition(logger, pod)

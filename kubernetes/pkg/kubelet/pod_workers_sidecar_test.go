@@ -28,7 +28,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
-	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
 	kubetypes "k8s.io/kubernetes/pkg/kubelet/types"
 )
 
@@ -106,7 +105,6 @@ func TestRelistOrderedPodOnTransition(t *testing.T) {
 			defer testKubelet.Cleanup()
 			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: testKubelet.kubelet.pleg}
 			testKubelet.kubelet.pleg = recorder
-			containertest.DecideSidecarLayout(t, tc.pod, nil)
 			testKubelet.kubelet.relistOrderedPodOnTransition(logger, tc.pod)
 			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
 				t.Errorf("relists requested (-want +got):\n%s", diff)

@@ -16,15 +16,13 @@ limitations under the License.
 
 package container
 
-// This file belongs to sidecar-kubelet's patch series: the one place that
-// decides, and keeps, each pod's sidecar layout (contract rule 19).
+// This file belongs to sidecar-kubelet's patch series: each pod's sidecar
+// layout as a value (contract rule 19). It keeps nothing: the layout is
+// decided from annotations the runtime already keeps with the pod's
+// sandbox, and handed on with the pod.
 
 import (
-	"sync"
-	"sync/atomic"
-
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/features"
 
@@ -37,86 +35,64 @@ func SidecarOrderingEnabled() bool {
 	return utilfeature.DefaultFeatureGate.Enabled(features.SidecarContainerOrdering)
 }
 
-// sidecarLayouts holds the sidecar layout decided for each pod that has
-// sidecar annotations, for as long as the kubelet knows the pod. It is
-// process-wide, as the feature gate is, because its readers (the runtime,
-// the status manager, the probe workers, the pod workers) are built by
-// constructors that upstream's own tests call unedited: none of them can
-// take it as a parameter without editing those tests.
-var sidecarLayouts = struct {
-	sync.RWMutex
-	byPod map[types.UID]sidecars.Decision
-	// size is len(byPod), read without the lock: a node without annotated
-	// pods pays one atomic load per reader.
-	size atomic.Int64
-}{byPod: map[types.UID]sidecars.Decision{}}
-
-// DecideSidecarLayout returns the pod's sidecar layout, deciding it the
-// first time it is asked: from the annotations of the pod's newest sandbox,
-// which the runtime keeps with the sandbox (so a restarted kubelet decides
-// as before), or, before the pod has a sandbox, from the pod's own (the
-// runtime creates the sandbox with them: Decision.PodAsDecided). Every part
-// of the kubelet that orders sidecars uses this one decision; a later change
-// of the pod's annotations changes nothing.
+// DecideSidecarLayout decides the pod's sidecar layout from the annotations
+// of its newest sandbox in status, which the runtime reads with the
+// sandbox's status and keeps for the sandbox's life, or, before the pod has
+// a sandbox, from the pod's own (the runtime creates the sandbox with them).
+// A new sandbox of the pod is created with the annotations of the one
+// before (PodAsDecided), so the decision is the same for the pod's whole
+// life, after a kubelet restart too, whatever its annotations say now.
 //
-// The zero Decision is upstream behaviour: SidecarContainerOrdering is off,
-// or neither the pod nor its sandbox has sidecar annotations (two map
-// lookups each, and nothing is kept).
-func DecideSidecarLayout(pod *v1.Pod, podStatus *PodStatus) sidecars.Decision {
-	if pod == nil {
+// It keeps nothing and records nothing: whoever acts on the decision says
+// what is wrong with malformed annotations. The zero Decision is upstream
+// behaviour: SidecarContainerOrdering is off, or neither the pod nor its
+// sandbox has sidecar annotations (two map lookups each).
+func DecideSidecarLayout(pod *v1.Pod, status *PodStatus) sidecars.Decision {
+	if pod == nil || !SidecarOrderingEnabled() {
 		return sidecars.Decision{}
 	}
-	if d, ok := decidedSidecarLayout(pod.UID); ok {
-		return d
-	}
-	from := pod.Annotations
-	if podStatus != nil && len(podStatus.SandboxStatuses) > 0 {
-		from = podStatus.SandboxStatuses[0].GetAnnotations()
-	}
-	if !sidecars.HasAnnotations(from) || !SidecarOrderingEnabled() {
-		return sidecars.Decision{}
-	}
-	d := sidecars.Decide(pod, from)
-	sidecarLayouts.Lock()
-	defer sidecarLayouts.Unlock()
-	if earlier, ok := sidecarLayouts.byPod[pod.UID]; ok {
-		// Another reader decided first: one decision per pod.
-		return earlier
-	}
-	sidecarLayouts.byPod[pod.UID] = d
-	sidecarLayouts.size.Store(int64(len(sidecarLayouts.byPod)))
-	return d
+	return sidecars.Decide(pod, sidecarAnnotationsRunWith(pod, status))
 }
 
-// SidecarLayoutOf returns the layout decided for the pod, for the parts of
-// the kubelet that see the pod but not its runtime status (the status
-// manager, the probe workers, the pod workers). It is the zero Layout,
-// upstream behaviour, for a pod without sidecar annotations, with the gate
-// off, or before any sync of the pod has decided (its first sync decides
-// before it starts a container).
-func SidecarLayoutOf(uid types.UID) sidecars.Layout {
-	d, _ := decidedSidecarLayout(uid)
-	return d.Layout
+// PodAsDecided returns the pod carrying the sidecar annotations its layout
+// is decided from (DecideSidecarLayout): pod itself when it carries them,
+// as it does unless a user changed them on the running pod, else a shallow
+// copy with its own annotations; pod is never modified. The kubelet's syncs
+// hand this pod on, to the runtime, the status manager and the probe
+// workers, which read the layout from it (SidecarLayoutOf), so that all
+// see the decision the pod's sandbox carries. With the gate off it is pod,
+// its annotations included, as upstream passes it.
+func PodAsDecided(pod *v1.Pod, status *PodStatus) *v1.Pod {
+	if pod == nil || !SidecarOrderingEnabled() {
+		return pod
+	}
+	from := sidecarAnnotationsRunWith(pod, status)
+	if !sidecars.HasAnnotations(from) && !sidecars.HasAnnotations(pod.Annotations) {
+		return pod
+	}
+	return sidecars.Decide(pod, from).PodAsDecided(pod)
 }
 
-func decidedSidecarLayout(uid types.UID) (sidecars.Decision, bool) {
-	if sidecarLayouts.size.Load() == 0 {
-		return sidecars.Decision{}, false
+// SidecarLayoutOf returns the layout of a pod a sync handed on
+// (PodAsDecided), decided from its own annotations: for the parts of the
+// kubelet that see the pod but not its runtime status (the status manager,
+// the probe workers, the kill path). It is the zero Layout, upstream
+// behaviour, for a pod without sidecar annotations, with the gate off, or
+// with malformed annotations. A pod without annotations costs two map
+// lookups; one with them a parse linear in their length.
+func SidecarLayoutOf(pod *v1.Pod) sidecars.Layout {
+	if pod == nil || !sidecars.HasAnnotations(pod.Annotations) || !SidecarOrderingEnabled() {
+		return sidecars.Layout{}
 	}
-	sidecarLayouts.RLock()
-	defer sidecarLayouts.RUnlock()
-	d, ok := sidecarLayouts.byPod[uid]
-	return d, ok
+	return sidecars.Decide(pod, pod.Annotations).Layout
 }
 
-// ForgetSidecarLayout drops the decision of a pod the kubelet is done with
-// (its pod worker is removed). A pod with the same UID decides anew.
-func ForgetSidecarLayout(uid types.UID) {
-	if sidecarLayouts.size.Load() == 0 {
-		return
+// sidecarAnnotationsRunWith returns the annotations the pod's layout is
+// decided from: its newest sandbox's, the first of status's sandbox
+// statuses as the runtime sorts them, or the pod's own before it has one.
+func sidecarAnnotationsRunWith(pod *v1.Pod, status *PodStatus) map[string]string {
+	if status != nil && len(status.SandboxStatuses) > 0 && status.SandboxStatuses[0] != nil {
+		return status.SandboxStatuses[0].GetAnnotations()
 	}
-	sidecarLayouts.Lock()
-	defer sidecarLayouts.Unlock()
-	delete(sidecarLayouts.byPod, uid)
-	sidecarLayouts.size.Store(int64(len(sidecarLayouts.byPod)))
+	return pod.Annotations
 }

@@ -30,69 +30,68 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
-// TestDecideSidecarLayoutOncePerPod checks contract rule 19's one decision: it
-// is taken from the pod's newest sandbox when there is one (a restarted
-// kubelet), else from the pod; later calls, with other annotations or
-// another sandbox, get the same decision, as do the readers that only know
-// the pod's UID; it is forgotten with the pod.
-func TestDecideSidecarLayoutOncePerPod(t *testing.T) {
+// TestSidecarLayoutIsTheSandboxs checks contract rule 19's one decision as
+// a value: the layout comes from the pod's newest sandbox when it has one
+// (a running pod, a restarted kubelet), else from the pod; the pod handed
+// on carries the annotations decided from, and a reader that sees only
+// that pod gets the same layout. Nothing is kept between calls.
+func TestSidecarLayoutIsTheSandboxs(t *testing.T) {
 	annotated := func(value string) map[string]string { return map[string]string{sidecars.SidecarsAnnotation: value} }
 	sandbox := func(annotations map[string]string) *PodStatus {
-		return &PodStatus{SandboxStatuses: []*runtimeapi.PodSandboxStatus{{Id: "s", Annotations: annotations}}}
+		return &PodStatus{SandboxStatuses: []*runtimeapi.PodSandboxStatus{
+			{Id: "newest", Annotations: annotations},
+			{Id: "older", Annotations: annotated("app")},
+		}}
 	}
 	proxy := sidecars.Layout{Sidecars: []string{"proxy"}}
 	for _, tc := range []struct {
-		name  string
-		gate  bool
-		calls []struct {
-			annotations map[string]string
-			status      *PodStatus
-		}
-		want sidecars.Layout
+		name        string
+		gate        bool
+		annotations map[string]string
+		status      *PodStatus
+		want        sidecars.Layout
+		// wantAnnotations are those of the pod handed on.
+		wantAnnotations map[string]string
+		wantErr         bool
 	}{
-		{name: "from the pod, before a sandbox", gate: true, want: proxy,
-			calls: []struct {
-				annotations map[string]string
-				status      *PodStatus
-			}{{annotated("proxy"), nil}, {annotated("app"), nil}, {nil, sandbox(annotated("app"))}}},
-		{name: "from the sandbox, after a kubelet restart", gate: true, want: proxy,
-			calls: []struct {
-				annotations map[string]string
-				status      *PodStatus
-			}{{nil, sandbox(annotated("proxy"))}, {annotated("app"), nil}}},
-		{name: "a sandbox without annotations: upstream, whatever the pod says", gate: true,
-			calls: []struct {
-				annotations map[string]string
-				status      *PodStatus
-			}{{annotated("proxy"), sandbox(nil)}}},
-		{name: "malformed: upstream", gate: true,
-			calls: []struct {
-				annotations map[string]string
-				status      *PodStatus
-			}{{annotated("proxy,nope"), nil}, {annotated("proxy"), nil}}},
-		{name: "gate off: upstream", gate: false,
-			calls: []struct {
-				annotations map[string]string
-				status      *PodStatus
-			}{{annotated("proxy"), nil}}},
+		{name: "before a sandbox: the pod's", gate: true, annotations: annotated("proxy"), want: proxy, wantAnnotations: annotated("proxy")},
+		{name: "a running pod: its newest sandbox's", gate: true, annotations: annotated("proxy"), status: sandbox(annotated("proxy")),
+			want: proxy, wantAnnotations: annotated("proxy")},
+		{name: "annotations changed on the running pod: the sandbox's", gate: true, annotations: annotated("app"), status: sandbox(annotated("proxy")),
+			want: proxy, wantAnnotations: annotated("proxy")},
+		{name: "annotations added to the running pod: none", gate: true, annotations: annotated("proxy"), status: sandbox(nil),
+			wantAnnotations: map[string]string{}},
+		{name: "annotations removed from the running pod: the sandbox's", gate: true, status: sandbox(annotated("proxy")),
+			want: proxy, wantAnnotations: annotated("proxy")},
+		{name: "malformed: upstream", gate: true, annotations: annotated("proxy,nope"),
+			wantAnnotations: annotated("proxy,nope"), wantErr: true},
+		{name: "no annotations: upstream", gate: true, status: sandbox(nil)},
+		{name: "gate off: upstream, the pod as it is", gate: false, annotations: annotated("app"), status: sandbox(annotated("proxy")),
+			wantAnnotations: annotated("app")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, tc.gate)
-			pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "uid"}, Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app"}, {Name: "proxy"}}}}
-			t.Cleanup(func() { ForgetSidecarLayout(pod.UID) })
-			for i, call := range tc.calls {
-				pod := pod.DeepCopy()
-				pod.Annotations = call.annotations
-				if diff := cmp.Diff(tc.want, DecideSidecarLayout(pod, call.status).Layout); diff != "" {
-					t.Errorf("call %d: DecideSidecarLayout (-want +got):\n%s", i, diff)
-				}
-				if diff := cmp.Diff(tc.want, SidecarLayoutOf(pod.UID)); diff != "" {
-					t.Errorf("call %d: SidecarLayoutOf (-want +got):\n%s", i, diff)
-				}
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{UID: "uid", Annotations: tc.annotations},
+				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "app"}, {Name: "proxy"}}},
 			}
-			ForgetSidecarLayout(pod.UID)
-			if diff := cmp.Diff(sidecars.Layout{}, SidecarLayoutOf(pod.UID)); diff != "" {
-				t.Errorf("after ForgetSidecarLayout (-want +got):\n%s", diff)
+			original := pod.DeepCopy()
+			d := DecideSidecarLayout(pod, tc.status)
+			if diff := cmp.Diff(tc.want, d.Layout); diff != "" {
+				t.Errorf("DecideSidecarLayout (-want +got):\n%s", diff)
+			}
+			if got := d.Err != nil; got != tc.wantErr {
+				t.Errorf("DecideSidecarLayout: error %v, want one: %v", d.Err, tc.wantErr)
+			}
+			handedOn := PodAsDecided(pod, tc.status)
+			if diff := cmp.Diff(tc.wantAnnotations, handedOn.Annotations); diff != "" {
+				t.Errorf("PodAsDecided: annotations (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, SidecarLayoutOf(handedOn)); diff != "" {
+				t.Errorf("SidecarLayoutOf the pod handed on (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(original, pod); diff != "" {
+				t.Errorf("the pod was modified (-want +got):\n%s", diff)
 			}
 		})
 	}

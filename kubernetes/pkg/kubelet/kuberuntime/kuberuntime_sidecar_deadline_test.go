@@ -64,7 +64,6 @@ func newDeadlineTest(t *testing.T, annotations map[string]string, grace int64, s
 	}
 	s := newSidecarTest(t, pod, true)
 	setSidecarFakePod(s, pod)
-	kubecontainer.DecideSidecarLayout(pod, nil)
 	running, err := s.runningPod()
 	require.NoError(t, err)
 	recorder := cancellableStopRecorder{&stopRecorder{RuntimeService: s.m.runtimeService, fake: s.runtime, start: time.Now(),

@@ -56,22 +56,6 @@ func (s *sidecarTest) events() []string {
 	}
 }
 
-// annotationChangedEvents drains the recorded events and returns the
-// SidecarAnnotationChanged ones.
-func (s *sidecarTest) annotationChangedEvents() []string {
-	var got []string
-	for {
-		select {
-		case e := <-s.recorder.Events:
-			if strings.Contains(e, " SidecarAnnotationChanged ") {
-				got = append(got, e)
-			}
-		default:
-			return got
-		}
-	}
-}
-
 // trimWaited drops what SidecarsReady says of the time waited, which the
 // test does not control.
 func trimWaited(events []string) []string {

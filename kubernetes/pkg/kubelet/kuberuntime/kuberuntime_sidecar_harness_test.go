@@ -52,6 +52,7 @@ func newSidecarRuntimeManager(tCtx ktesting.TContext) (*apitest.FakeRuntimeServi
 // the fake runtime.
 func setSidecarFakePod(s *sidecarTest, pod *v1.Pod) {
 	makeAndSetFakePod(s.tCtx, s.m, s.runtime, pod)
+	keepSandboxAnnotations(s, pod)
 }
 
 // newBenchmarkRuntimeManager returns a runtime manager and a context that

@@ -48,7 +48,7 @@ const sidecarPostStartRecord = "sidecar-kubelet-poststart"
 // container is no annotated sidecar with a postStart hook.
 func (m *kubeGenericRuntimeManager) sidecarPostStartMark(pod *v1.Pod, c *v1.Container, containerID string) string {
 	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil || containerID == "" ||
-		!kubecontainer.SidecarLayoutOf(pod.UID).IsSidecar(c.Name) {
+		!kubecontainer.SidecarLayoutOf(pod).IsSidecar(c.Name) {
 		return ""
 	}
 	dir := m.runtimeHelper.GetPodDir(pod.UID)

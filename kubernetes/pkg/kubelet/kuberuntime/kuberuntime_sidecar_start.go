@@ -42,10 +42,11 @@ type sidecarWait struct {
 	sidecar string
 }
 
-// sidecarLayout returns the pod's sidecar layout, as decided once for the
-// pod (kubecontainer.DecideSidecarLayout): the zero layout, upstream
+// sidecarLayout returns the pod's sidecar layout, decided from its newest
+// sandbox (kubecontainer.DecideSidecarLayout): the zero layout, upstream
 // behaviour, when SidecarContainerOrdering is off or the annotations are
-// malformed. A pod without annotations costs an annotation lookup.
+// malformed, which the sync that acts on the layout reports. A pod without
+// annotations costs two annotation lookups.
 func (m *kubeGenericRuntimeManager) sidecarLayout(ctx context.Context, pod *v1.Pod, podStatus *kubecontainer.PodStatus) sidecars.Layout {
 	d := kubecontainer.DecideSidecarLayout(pod, podStatus)
 	return d.Layout

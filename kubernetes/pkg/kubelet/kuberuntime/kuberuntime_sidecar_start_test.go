@@ -159,7 +159,7 @@ func TestSidecarOrderingGateOffIsUpstream(t *testing.T) {
 	annotations := s.runtime.Sandboxes[sandboxes[0]].Annotations
 	s.runtime.Unlock()
 	require.Equal(t, s.pod.Annotations["sidecar-kubelet.io/sidecars"], annotations["sidecar-kubelet.io/sidecars"], "the sandbox has the pod's annotations")
-	require.Empty(t, kubecontainer.SidecarLayoutOf(s.pod.UID).Sidecars, "no layout decided")
+	require.Empty(t, kubecontainer.DecideSidecarLayout(s.pod, s.status()).Layout.Sidecars, "no layout decided")
 }
 
 // TestSidecarKilledByItsProbeIsRestartedUnderNever checks contract rules 5 and
@@ -283,8 +283,9 @@ func TestNoNewSandboxForSidecarsAlone(t *testing.T) {
 
 // TestAnnotationAddedToARunningPodChangesNothing checks contract rule 19: a
 // sidecars annotation added to a running restartPolicy Never pod does not
-// make the kubelet start again a container that completed, and is reported
-// once with a SidecarAnnotationChanged event (with the events). Before the fix the container
+// make the kubelet start again a container that completed: the runtime
+// decides from the pod's sandbox (the kubelet's syncs say the change is
+// ignored: TestPodAsDecidedSaysTheChangeOnce). Before the fix the container
 // became a sidecar, which the kubelet restarts whatever the restartPolicy.
 func TestAnnotationAddedToARunningPodChangesNothing(t *testing.T) {
 	pod := sidecarPod(v1.RestartPolicyNever)

@@ -46,7 +46,7 @@ import (
 // delete with a shorter grace period moves earlier at once: the kubelet
 // then hands the pod worker's cancellation through to KillPod.
 func OrdersSidecarTermination(pod *v1.Pod) bool {
-	return kubecontainer.SidecarLayoutOf(pod.UID).Ordered()
+	return kubecontainer.SidecarLayoutOf(pod).Ordered()
 }
 
 // terminationInterruptKey is the context key of WithTerminationInterrupt.

@@ -115,7 +115,6 @@ func killSidecarPod(t *testing.T, grace int64, stopDelay map[string]time.Duratio
 	s := newSidecarTest(t, pod, true)
 	setSidecarFakePod(s, pod)
 	// As the pod's first sync does (the kill below comes without one).
-	kubecontainer.DecideSidecarLayout(pod, nil)
 	runningPod, err := s.runningPod()
 	require.NoError(t, err)
 
@@ -242,7 +241,6 @@ func newOrderedKillTest(t *testing.T, grace int64) *orderedKillTest {
 	s := newSidecarTest(t, pod, true)
 	setSidecarFakePod(s, pod)
 	// As the pod's first sync does (the kills below come without one).
-	kubecontainer.DecideSidecarLayout(pod, nil)
 	running, err := s.runningPod()
 	require.NoError(t, err)
 	forever := time.Hour

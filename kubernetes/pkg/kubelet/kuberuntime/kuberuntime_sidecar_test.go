@@ -24,6 +24,7 @@ package kuberuntime
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,7 +93,6 @@ func newSidecarTest(t *testing.T, pod *v1.Pod, gate bool) *sidecarTest {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, gate)
 	// The pod's first sync decides its sidecar layout for its life; the
 	// next test decides anew.
-	t.Cleanup(func() { kubecontainer.ForgetSidecarLayout(pod.UID) })
 	tCtx := newSidecarTestContext(t)
 	recorder := record.NewFakeRecorder(100)
 	fakeRuntime, m, err := newSidecarRuntimeManager(tCtx)
@@ -219,5 +219,19 @@ func TestNewSandboxIsCreatedWithTheDecidedAnnotations(t *testing.T) {
 	annotations := s.runtime.Sandboxes[sandboxes[0]].Annotations
 	s.runtime.Unlock()
 	require.Equal(t, "proxy,logs", annotations["sidecar-kubelet.io/sidecars"], "the new sandbox has the decided annotations")
-	require.Equal(t, []string{"proxy", "logs"}, kubecontainer.SidecarLayoutOf(s.pod.UID).Sidecars, "the decision stands")
+	require.Equal(t, []string{"proxy", "logs"}, kubecontainer.DecideSidecarLayout(s.pod, s.status()).Layout.Sidecars, "the decision stands")
+}
+
+// keepSandboxAnnotations gives the pod's sandboxes in the fake runtime the
+// pod's annotations, which a real runtime keeps from the sandbox's config
+// and upstream's fake sandboxes lack: the sidecar layout is decided from
+// them.
+func keepSandboxAnnotations(s *sidecarTest, pod *v1.Pod) {
+	s.runtime.Lock()
+	defer s.runtime.Unlock()
+	for _, sandbox := range s.runtime.Sandboxes {
+		if sandbox.GetMetadata().GetUid() == string(pod.UID) {
+			sandbox.Annotations = maps.Clone(pod.Annotations)
+		}
+	}
 }

@@ -83,7 +83,7 @@ func newWaitedOn(pod *v1.Pod, container *v1.Container, probeType probeType, extr
 	// The probe manager adds a pod's workers in the pod's sync, after the
 	// pod's layout is decided. No bound: the node's owner turned the extra
 	// runs off.
-	if extraProbeRuns == nil || probeType != readiness || !kubecontainer.SidecarLayoutOf(pod.UID).WaitsOnReadiness(pod, container) {
+	if extraProbeRuns == nil || probeType != readiness || !kubecontainer.SidecarLayoutOf(pod).WaitsOnReadiness(pod, container) {
 		return waitedOn{}
 	}
 	return waitedOn{enabled: true, exec: container.ReadinessProbe.Exec != nil, since: time.Now()}

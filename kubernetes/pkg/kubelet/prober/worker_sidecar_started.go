@@ -36,7 +36,7 @@ import (
 // layout after the worker's first run. Pods without annotations, and every
 // pod with SidecarContainerOrdering off, keep upstream's results.
 func (w *worker) keepAnnotatedSidecarStarted() {
-	if w.isInitContainer() || !kubecontainer.SidecarLayoutOf(w.pod.UID).IsSidecar(w.container.Name) {
+	if w.isInitContainer() || !kubecontainer.SidecarLayoutOf(w.pod).IsSidecar(w.container.Name) {
 		return
 	}
 	if _, found := w.resultsManager.Get(w.containerID); found {

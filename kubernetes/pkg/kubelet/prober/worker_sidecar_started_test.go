@@ -28,7 +28,6 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
-	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/kubernetes/pkg/kubelet/prober/results"
 )
 
@@ -65,8 +64,6 @@ func TestRestartedKubeletCountsAStartedSidecarAsStarted(t *testing.T) {
 			if tc.sidecars != "" {
 				w.pod.Annotations = map[string]string{"sidecar-kubelet.io/sidecars": tc.sidecars}
 			}
-			kubecontainer.DecideSidecarLayout(w.pod, nil)
-			t.Cleanup(func() { kubecontainer.ForgetSidecarLayout(w.pod.UID) })
 
 			// The status the kubelet kept across its restart: the container
 			// started before it, and its startup probe had succeeded.

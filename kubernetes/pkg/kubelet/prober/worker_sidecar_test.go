@@ -34,10 +34,11 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/features"
-	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/kubernetes/pkg/kubelet/prober/results"
 	"k8s.io/kubernetes/pkg/probe"
 	"k8s.io/utils/exec"
@@ -128,14 +129,13 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 				status.PodIP = "10.0.0.1"
 				status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
 				m.statusManager.SetPodStatus(logger, pod, status)
-				// The pod's sync decides its layout before it adds the
-				// pod's probe workers.
-				decided := pod
+				// The pod's sync adds the pod's probe workers with the pod as
+				// its layout was decided, from the annotations of its
+				// sandbox.
 				if tc.decidedWith != nil {
-					decided = pod.DeepCopy()
-					decided.Annotations = tc.decidedWith
+					sandbox := &kubecontainer.PodStatus{SandboxStatuses: []*runtimeapi.PodSandboxStatus{{Id: "sandbox", Annotations: tc.decidedWith}}}
+					pod = kubecontainer.PodAsDecided(pod, sandbox)
 				}
-				containertest.DecideSidecarLayout(t, decided, nil)
 				w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
 				go w.run(ctx)
 
@@ -202,7 +202,6 @@ func waitedOnPod(t *testing.T, m *manager, uid types.UID, start time.Time, succe
 		ProbeHandler:  v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}},
 		PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: successThreshold, FailureThreshold: failureThreshold,
 	}
-	containertest.DecideSidecarLayout(t, pod, nil)
 	status := getTestRunningStatus()
 	status.PodIP = "10.0.0.1"
 	status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
@@ -646,7 +645,6 @@ func TestWaitedOnExecProbeRunsUntilItSucceeds(t *testing.T) {
 		status := getTestRunningStatus()
 		status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
 		m.statusManager.SetPodStatus(logger, pod, status)
-		containertest.DecideSidecarLayout(t, pod, nil)
 		w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
 		go w.run(ctx)
 

@@ -23,9 +23,10 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/fake"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
-	containertest "k8s.io/kubernetes/pkg/kubelet/container/testing"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/utils/ptr"
 )
 
@@ -100,10 +101,13 @@ func TestAnnotatedSidecarMayLeaveTerminatedState(t *testing.T) {
 			pod.Annotations = map[string]string{"sidecar-kubelet.io/sidecars": tc.annotation}
 			pod.Spec.RestartPolicy = v1.RestartPolicyNever
 			pod.Spec.Containers = []v1.Container{{Name: "app"}, {Name: "proxy"}}
-			containertest.DecideSidecarLayout(t, pod, nil)
 			if tc.changedTo != nil {
-				pod = pod.DeepCopy()
-				pod.Annotations["sidecar-kubelet.io/sidecars"] = *tc.changedTo
+				// The kubelet's syncs hand on the pod as its layout was
+				// decided, from the annotations of its sandbox.
+				sandbox := &kubecontainer.PodStatus{SandboxStatuses: []*runtimeapi.PodSandboxStatus{{Id: "sandbox", Annotations: pod.Annotations}}}
+				changed := pod.DeepCopy()
+				changed.Annotations["sidecar-kubelet.io/sidecars"] = *tc.changedTo
+				pod = kubecontainer.PodAsDecided(changed, sandbox)
 			}
 
 			m.SetPodStatus(logger, pod, v1.PodStatus{ContainerStatuses: tc.before})
