@@ -364,9 +364,15 @@ func (d Decision) ChangeIn(now map[string]string) string {
 // Unchanged reports whether now holds the sidecar annotations the decision
 // was made from: four map lookups and two string comparisons.
 func (d Decision) Unchanged(now map[string]string) bool {
+	return sameSidecarAnnotations(d.Annotations, now)
+}
+
+// sameSidecarAnnotations reports whether a and b hold the same sidecar
+// annotations, with the same values; their other annotations do not count.
+func sameSidecarAnnotations(a, b map[string]string) bool {
 	for _, key := range layoutAnnotations {
-		then, hadIt := d.Annotations[key]
-		value, hasIt := now[key]
+		then, hadIt := a[key]
+		value, hasIt := b[key]
 		if hadIt != hasIt || then != value {
 			return false
 		}
@@ -375,11 +381,19 @@ func (d Decision) Unchanged(now map[string]string) bool {
 }
 
 // PodAsDecided returns the pod carrying the sidecar annotations the decision
-// was made from, as a new sandbox of the pod is to be created: pod itself
-// when it carries them already, else a shallow copy with its own
-// annotations. pod is never modified.
+// was made from, as a new sandbox of the pod is to be created
+// (PodWithSidecarAnnotationsOf).
 func (d Decision) PodAsDecided(pod *v1.Pod) *v1.Pod {
-	if pod == nil || d.Unchanged(pod.Annotations) {
+	return PodWithSidecarAnnotationsOf(pod, d.Annotations)
+}
+
+// PodWithSidecarAnnotationsOf returns pod carrying the sidecar annotations
+// that from holds, and none other: pod itself when it carries them already,
+// else a shallow copy with its own annotations. pod is never modified. The
+// values are copied as they are, not parsed: a caller that only hands the
+// pod on pays four map lookups, not Decide's parse.
+func PodWithSidecarAnnotationsOf(pod *v1.Pod, from map[string]string) *v1.Pod {
+	if pod == nil || sameSidecarAnnotations(from, pod.Annotations) {
 		return pod
 	}
 	copied := *pod
@@ -388,7 +402,7 @@ func (d Decision) PodAsDecided(pod *v1.Pod) *v1.Pod {
 		copied.Annotations = map[string]string{}
 	}
 	for _, key := range layoutAnnotations {
-		if then, ok := d.Annotations[key]; ok {
+		if then, ok := from[key]; ok {
 			copied.Annotations[key] = then
 		} else {
 			delete(copied.Annotations, key)
