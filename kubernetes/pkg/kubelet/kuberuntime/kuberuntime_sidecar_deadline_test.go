@@ -22,6 +22,7 @@ package kuberuntime
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,6 +31,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/utils/ptr"
 
@@ -318,4 +322,53 @@ func TestDeadlineSurvivesAWallClockStepAndARestart(t *testing.T) {
 		after := d.log()[before:]
 		require.Contains(t, after, "signal app1 timeout=26s at 1h0m4s", "the apps get what is left of the deadline: %q", after)
 	})
+}
+
+// TestTerminationFixSwitchesAlone checks the feature gate
+// SidecarTerminationFix, which turns the termination fix off alone. A
+// termination with grace period 30, whose apps ignore SIGTERM, is cut short
+// 4 seconds in (a kubelet restart), after the apps' and the native
+// sidecar's hooks completed; the next kill follows. With the fix, the next
+// kill keeps the deadline (26 s left) and runs no completed hook again, and
+// a shorter grace period interrupts a kill. Without it the order stays but
+// the rest is upstream's: the next kill counts 30 s from its own start and
+// runs the hooks again, and nothing interrupts a kill.
+func TestTerminationFixSwitchesAlone(t *testing.T) {
+	for _, tc := range []struct {
+		fix       bool
+		wantAfter []string
+		notAfter  []string
+	}{
+		{fix: true, wantAfter: []string{"signal app1 timeout=26s at 4s"}, notAfter: []string{"preStop app1 at 4s", "preStop n at 4s"}},
+		{fix: false, wantAfter: []string{"preStop app1 at 4s", "preStop n at 4s", "signal app1 timeout=30s at 4s"}},
+	} {
+		t.Run(fmt.Sprintf("fix %v", tc.fix), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				forever := time.Hour
+				d := newDeadlineTest(t, sidecarsAB, 30, map[string]time.Duration{"app1": forever, "app2": forever}, nil)
+				featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarTerminationFix, tc.fix)
+				ctx, cancel := context.WithCancel(d.s.tCtx)
+				first := make(chan error, 1)
+				go func() { first <- d.s.m.KillPod(ctx, d.deleted(30, 0), *d.running, nil) }()
+				time.Sleep(4 * time.Second)
+				cancel()
+				<-first
+
+				before := len(d.log())
+				require.NoError(t, d.s.m.KillPod(d.s.tCtx, d.deleted(30, 0), *d.running, nil))
+				after := d.log()[before:]
+				require.Subset(t, after, tc.wantAfter, "the next kill: %q", after)
+				for _, entry := range tc.notAfter {
+					require.NotContains(t, after, entry, "the next kill: %q", after)
+				}
+
+				interrupt, cancelInterrupt := context.WithCancel(d.s.tCtx)
+				cancelInterrupt()
+				killCtx, stop := InterruptibleTermination(d.s.tCtx, interrupt)
+				defer stop()
+				synctest.Wait() // context.AfterFunc cancels in a goroutine
+				require.Equal(t, tc.fix, killCtx.Err() != nil, "a shorter grace period interrupts the kill")
+			})
+		})
+	}
 }

@@ -20,7 +20,10 @@ package kuberuntime
 // termination of a pod (kuberuntime_sidecar_termination_order.go) keeps
 // beyond one kill: the pod's deadline and its preStop hooks, recorded in the
 // pod's directory so that a restarted kubelet keeps them, and the
-// interruption of a kill by a shorter grace period.
+// interruption of a kill by a shorter grace period. The feature gate
+// SidecarTerminationFix turns these off alone (docs/kep/termination-fix.md):
+// each kill then counts the grace period from its own start and runs the
+// hooks as upstream's killContainer does, and the order stays.
 
 import (
 	"context"
@@ -33,7 +36,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/bootclock"
@@ -47,6 +52,13 @@ import (
 // then hands the pod worker's cancellation through to KillPod.
 func OrdersSidecarTermination(pod *v1.Pod) bool {
 	return kubecontainer.SidecarLayoutOf(pod).Ordered()
+}
+
+// terminationFixed reports whether the feature gate SidecarTerminationFix
+// is on: the deadline across kills and kubelet restarts, the interruption
+// by a shorter grace period, and the hooks at least once.
+func terminationFixed() bool {
+	return utilfeature.DefaultFeatureGate.Enabled(features.SidecarTerminationFix)
 }
 
 // terminationInterruptKey is the context key of WithTerminationInterrupt.
@@ -67,6 +79,18 @@ func WithTerminationInterrupt(ctx, interrupt context.Context) context.Context {
 func interruptibleKill(ctx context.Context) (context.Context, context.CancelFunc) {
 	interrupt, ok := ctx.Value(terminationInterruptKey{}).(context.Context)
 	if !ok {
+		return ctx, func() {}
+	}
+	return InterruptibleTermination(ctx, interrupt)
+}
+
+// InterruptibleTermination returns the context for the kill of a pod whose
+// termination its sidecar layout orders, which interrupt (the pod worker's
+// context, cancelled when a later delete shortens the grace period) also
+// cancels, and its cancel; with SidecarTerminationFix off, ctx itself, as
+// upstream kills on a context the pod worker does not reach.
+func InterruptibleTermination(ctx, interrupt context.Context) (context.Context, context.CancelFunc) {
+	if !terminationFixed() {
 		return ctx, func() {}
 	}
 	killCtx, cancel := context.WithCancel(ctx)
@@ -96,9 +120,15 @@ var readBootClock = bootclock.Read
 // It never reads the pod's deletionTimestamp, which the API server wrote
 // by its own clock. A record that cannot be read or written costs only its
 // restart-safety: the deadline is then counted from now, as upstream
-// counts it.
+// counts it. With SidecarTerminationFix off the deadline is always counted
+// from now, and nothing is recorded.
 func (m *kubeGenericRuntimeManager) terminationDeadline(ctx context.Context, pod *v1.Pod, now time.Time, grace time.Duration) sidecars.Deadline {
 	logger := klog.FromContext(ctx)
+	if !terminationFixed() {
+		deadline := sidecars.NewDeadline(time.Time{}, now, grace)
+		logger.V(2).Info("Ordered termination", "pod", klog.KObj(pod), "deadline", deadline.At(), "left", grace, "recorded", false)
+		return deadline
+	}
 	path := filepath.Join(m.runtimeHelper.GetPodDir(pod.UID), terminationRecord)
 	clock, clockErr := readBootClock()
 	if clockErr != nil {
@@ -184,9 +214,19 @@ type preStopHooks struct {
 // aborts it: like upstream's, it ends with the container. The wait for it
 // ends at the deadline (or 2 seconds from now, if later), or when ctx is
 // cancelled.
+//
+// With SidecarTerminationFix off the hook runs as upstream's killContainer
+// runs it: on the kill's context, if the deadline leaves a second, for what
+// it leaves, and again by the next kill.
 func (m *kubeGenericRuntimeManager) preStopAtLeastOnce(ctx context.Context, pod *v1.Pod, containerID kubecontainer.ContainerID, containerSpec *v1.Container, deadline sidecars.Deadline) {
 	logger := klog.FromContext(ctx)
 	if ctx.Err() != nil {
+		return
+	}
+	if !terminationFixed() {
+		if left := deadline.StopSeconds(time.Now()); left > 0 {
+			m.executePreStopHook(ctx, pod, containerID, containerSpec, left)
+		}
 		return
 	}
 	record := filepath.Join(m.runtimeHelper.GetPodDir(pod.UID), "sidecar-kubelet-prestop", containerID.ID)

@@ -26,8 +26,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/kubernetes/pkg/kubelet/prober/results"
 
@@ -198,10 +200,12 @@ func newExtraProbeRunLimiter() *rate.Limiter {
 	return extraProbeRunLimiter(sidecars.DefaultExtraProbeRunsPerSecond)
 }
 
-// extraProbeRunLimiter bounds the extra runs to perSecond; nil for 0 (no
-// extra runs at all).
+// extraProbeRunLimiter bounds the extra runs to perSecond; nil (no extra
+// runs at all) for 0, and with the feature gate SidecarPromptReadinessChecks
+// off, which turns them off alone: the apps then wait for the sidecars'
+// periodic probes, and the rest of the ordering stays.
 func extraProbeRunLimiter(perSecond int32) *rate.Limiter {
-	if perSecond <= 0 {
+	if perSecond <= 0 || !utilfeature.DefaultFeatureGate.Enabled(features.SidecarPromptReadinessChecks) {
 		return nil
 	}
 	return rate.NewLimiter(rate.Limit(perSecond), sidecars.ExtraProbeRunBurst(perSecond))

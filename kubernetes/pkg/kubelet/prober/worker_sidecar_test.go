@@ -93,8 +93,10 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 		// decided with, before they changed to annotations (contract rule 19).
 		decidedWith map[string]string
 		gate        bool
-		wantSeenBy  time.Duration // after the sidecar turns ready
-		wantRunsBy  int           // probe runs until 30 s after the start
+		// noPromptChecks turns SidecarPromptReadinessChecks off alone.
+		noPromptChecks bool
+		wantSeenBy     time.Duration // after the sidecar turns ready
+		wantRunsBy     int           // probe runs until 30 s after the start
 	}{
 		{name: "annotated sidecar", annotations: map[string]string{"sidecar-kubelet.io/sidecars": testContainerName}, gate: true,
 			// 1.23 s of extra runs every 50 ms, then the periods at 10, 20, 30 s.
@@ -106,9 +108,14 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 			gate: true, wantSeenBy: 10 * time.Second, wantRunsBy: 3},
 		{name: "gate off: upstream", annotations: map[string]string{"sidecar-kubelet.io/sidecars": testContainerName}, gate: false,
 			wantSeenBy: 10 * time.Second, wantRunsBy: 3},
+		{name: "prompt checks off: the periods alone", annotations: map[string]string{"sidecar-kubelet.io/sidecars": testContainerName}, gate: true,
+			noPromptChecks: true, wantSeenBy: 10 * time.Second, wantRunsBy: 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, tc.gate)
+			if tc.gate {
+				featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarPromptReadinessChecks, !tc.noPromptChecks)
+			}
 			synctest.Test(t, func(t *testing.T) {
 				logger, ctx := ktesting.NewTestContext(t)
 				ctx, cancel := context.WithCancel(ctx)
