@@ -51,12 +51,24 @@ type gateOptions struct {
 
 var gateItem = regexp.MustCompile(`^([A-Za-z0-9]+)=(true|false)$`)
 
+// forkGates are the feature gates the fork's series adds (feature-gate.patch):
+// SidecarContainerOrdering and the two that switch its parts off alone.
+// An unpatched kubelet knows none of them and refuses to start with one set.
+var forkGates = map[string]bool{
+	"SidecarContainerOrdering":     true,
+	"SidecarPromptReadinessChecks": true,
+	"SidecarTerminationFix":        true,
+}
+
 // featureGates resolves the kubelet's feature gates: upstream's defaults,
 // plus the fork's SidecarContainerOrdering on where the kubelet knows it,
 // then the overrides. Nothing else is turned on for any release, so that a
 // node behaves as upstream's does apart from the fork's gate: an alpha gate
 // such as EventedPLEG (off by default upstream) is the user's choice,
-// KUBELET_FEATURE_GATES=EventedPLEG=true.
+// KUBELET_FEATURE_GATES=EventedPLEG=true. An override of one of the fork's
+// gates is left out for a kubelet that does not know them, so that one
+// setting (make bench's BENCH_GATES=SidecarPromptReadinessChecks=false, say)
+// can serve the patched kubelet and the unpatched one beside it.
 func featureGates(o gateOptions) (map[string]bool, error) {
 	if o.None {
 		return nil, nil
@@ -78,6 +90,9 @@ func featureGates(o gateOptions) (map[string]bool, error) {
 		kv := gateItem.FindStringSubmatch(item)
 		if kv == nil {
 			return nil, fmt.Errorf("KUBELET_FEATURE_GATES: %q is not Gate=true or Gate=false", item)
+		}
+		if forkGates[kv[1]] && !o.OrderingGate {
+			continue
 		}
 		gates[kv[1]] = kv[2] == "true"
 	}

@@ -161,6 +161,26 @@ func TestKubeletConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "cluster, the fork's gates overridden: kept for the patched kubelet",
+			base: clusterKubelet,
+			opts: func(o *kubeletOptions) {
+				o.Gates.Overrides = "SidecarPromptReadinessChecks=false,SidecarTerminationFix=false,EventedPLEG=true"
+			},
+			want: func(c *kubeletv1beta1.KubeletConfiguration) {
+				c.FeatureGates = map[string]bool{"SidecarContainerOrdering": true, "SidecarPromptReadinessChecks": false,
+					"SidecarTerminationFix": false, "EventedPLEG": true}
+			},
+		},
+		{
+			name: "cluster, the fork's gates overridden: left out for the unpatched kubelet, which would refuse them",
+			base: clusterKubelet,
+			opts: func(o *kubeletOptions) {
+				o.Gates.OrderingGate = false
+				o.Gates.Overrides = "SidecarPromptReadinessChecks=false,SidecarTerminationFix=false,SidecarContainerOrdering=true,EventedPLEG=true"
+			},
+			want: func(c *kubeletv1beta1.KubeletConfiguration) { c.FeatureGates = map[string]bool{"EventedPLEG": true} },
+		},
+		{
 			name: "cluster, KUBELET_EVICTION_HARD and KUBELET_IMAGE_GC_HIGH empty: the kubelet's own defaults",
 			base: clusterKubelet,
 			opts: func(o *kubeletOptions) { o.Disk = diskOptions{} },
