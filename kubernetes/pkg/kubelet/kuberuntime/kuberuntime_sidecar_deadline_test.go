@@ -23,6 +23,7 @@ package kuberuntime
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -371,4 +372,30 @@ func TestTerminationFixSwitchesAlone(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestInPlaceRestartStartsANewTermination: a termination of the pod was
+// cut short (a kubelet restart), which left its deadline recorded; the pod
+// is then restarted in place (KEP-5532's RestartAllContainers, beta and on
+// by default from v1.36), which keeps the sandbox and the pod's directory.
+// Its next termination must be a new one, so the record goes with the
+// containers. Before the fix it stayed, and the next termination took its
+// deadline, long past: every container was signalled at once.
+func TestInPlaceRestartStartsANewTermination(t *testing.T) {
+	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+		features.ContainerRestartRules: true, features.NodeDeclaredFeatures: true, features.RestartAllContainersOnContainerExits: true})
+	s := newSidecarTest(t, sidecarPod(v1.RestartPolicyAlways), true)
+	s.sync()
+	s.setReady("proxy", 0)
+	s.sync()
+	s.sync()
+	requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "started in order")
+	s.m.terminationDeadline(s.tCtx, s.pod, time.Now(), 30*time.Second)
+	record := filepath.Join(s.m.runtimeHelper.GetPodDir(s.pod.UID), terminationRecord)
+	require.FileExists(t, record, "the cut-short termination's deadline")
+
+	result := s.m.SyncPod(s.tCtx, s.pod, s.status(), nil, s.backOff, true)
+	require.NoError(t, result.Error())
+	requireDiff(t, []string(nil), s.containers(), "every container removed, the sandbox kept")
+	require.NoFileExists(t, record, "the pod restarted in place: its next kill is a new termination")
 }

@@ -24,7 +24,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
 )
 
 // reportedWait is how long the apps waited, as the SidecarsReady event says.
@@ -96,6 +101,39 @@ func TestNewSandboxRecordsTheStartEventsAgain(t *testing.T) {
 		"Normal WaitingForSidecars Waiting for sidecar proxy to be ready before starting app",
 		"Normal SidecarsReady Sidecars proxy, logs are ready; starting the app containers",
 	}, trimWaited(s.events()), "the new sandbox's start events")
+}
+
+// TestInPlaceRestartRecordsTheStartEventsAgain checks the same for a pod
+// whose containers start again in its sandbox: KEP-5532's
+// RestartAllContainers (beta, on by default from v1.36) removes every
+// container and keeps the sandbox, so the sandbox's change does not say
+// that the start is a new one. The sync that removes them does. Before the
+// fix the second start recorded no event.
+func TestInPlaceRestartRecordsTheStartEventsAgain(t *testing.T) {
+	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+		features.ContainerRestartRules: true, features.NodeDeclaredFeatures: true, features.RestartAllContainersOnContainerExits: true})
+	s := newSidecarTest(t, sidecarPod(v1.RestartPolicyAlways), true)
+	s.sync()
+	s.setReady("proxy", 0)
+	s.sync()
+	s.sync()
+	requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "started in order")
+	s.events()
+
+	// The pod is marked for RestartAllContainers: its sync removes every
+	// container, and the next ones start them again, in order.
+	result := s.m.SyncPod(s.tCtx, s.pod, s.status(), nil, s.backOff, true)
+	require.NoError(t, result.Error())
+	requireDiff(t, []string(nil), s.containers(), "every container removed, the sandbox kept")
+	s.sync()
+	s.setReady("proxy", 0)
+	s.sync()
+	s.sync()
+	requireDiff(t, []string{"app/0/RUNNING", "logs/0/RUNNING", "proxy/0/RUNNING"}, s.containers(), "started again in order")
+	requireDiff(t, []string{
+		"Normal WaitingForSidecars Waiting for sidecar proxy to be ready before starting app",
+		"Normal SidecarsReady Sidecars proxy, logs are ready; starting the app containers",
+	}, trimWaited(s.events()), "the second start's events")
 }
 
 // TestNativeSidecarGateEvents checks that native sidecars under wait-ready

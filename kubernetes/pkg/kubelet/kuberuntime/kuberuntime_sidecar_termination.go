@@ -170,6 +170,15 @@ func (m *kubeGenericRuntimeManager) endOrderedTermination(ctx context.Context, p
 			return
 		}
 	}
+	m.forgetTermination(ctx, pod)
+}
+
+// forgetTermination removes the pod's termination record, so that the
+// pod's next kill is a new termination: once a kill has stopped every
+// container, and when the pod's containers start again in its sandbox
+// (KEP-5532's RestartAllContainers), to which an earlier kill that was cut
+// short must not hand its deadline.
+func (m *kubeGenericRuntimeManager) forgetTermination(ctx context.Context, pod *v1.Pod) {
 	path := filepath.Join(m.runtimeHelper.GetPodDir(pod.UID), terminationRecord)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		klog.FromContext(ctx).Error(err, "Cannot remove the pod's termination deadline", "pod", klog.KObj(pod))
