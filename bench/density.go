@@ -165,9 +165,9 @@ type CPUMark struct {
 }
 
 // DensityCPU are a run's CPU marks: the pods' start (first create → the
-// last pod Ready) and their end (the delete → the last pod gone). The
-// benchmark's own reading of the runtime and the logs falls between the
-// two, outside both.
+// last pod Ready) and their end (the delete → the last pod gone, and the
+// node settled: DensityRun.Settle). The benchmark's own reading of the
+// runtime and the logs falls between the two, outside both.
 type DensityCPU struct {
 	Start  CPUMark `json:"start"`
 	Ready  CPUMark `json:"ready"`
@@ -264,9 +264,17 @@ type DensityRun struct {
 	// Runs of older benchmarks have neither.
 	API      *DensityAPI     `json:"api,omitempty"`
 	TimeWait *DensitySockets `json:"timeWait,omitempty"`
-	Scrapes  []ProbeScrape   `json:"scrapes"` // from just before the first create to every pod Ready
-	Pods     []DensityPod    `json:"pods"`
-	Error    string          `json:"error,omitempty"`
+	// Settle: how long after the last pod left the API the end's window
+	// went on, until the node was back to idle (settle); Unsettled: it was
+	// not within the bound. Runs of older benchmarks ended the window when
+	// the last pod left the API, so that what the kubelet still did for
+	// the run's pods (its event queue, the last stops) fell into the next
+	// run's window.
+	Settle    float64       `json:"settle,omitempty"` // seconds
+	Unsettled bool          `json:"unsettled,omitempty"`
+	Scrapes   []ProbeScrape `json:"scrapes"` // from just before the first create to every pod Ready
+	Pods      []DensityPod  `json:"pods"`
+	Error     string        `json:"error,omitempty"`
 }
 
 // AllReadyMs is the time from the first create to the last pod Ready.
@@ -812,6 +820,18 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 		}
 		return true
 	})
+	// The end's window goes on until the node has settled: what the
+	// kubelet still does for the pods (the events it has not sent, the
+	// last stops and their clean-up) is the run's, not the next one's.
+	var clearErr error
+	if goneAll {
+		goneAt := time.Now()
+		clearErr = d.waitNodeClear(ctx, time.Minute)
+		if clearErr == nil && idle.Seconds > 0 {
+			dr.Unsettled = !d.settle(ctx, idle, 30*time.Second)
+		}
+		dr.Settle = time.Since(goneAt).Seconds()
+	}
 	dr.CPU.Gone = d.mark()
 	api[3] = d.apiCounts(ctx)
 	timeWaitPeak, err := tw.end()
@@ -840,11 +860,61 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 		dr.AllGone = 0
 		return dr, fmt.Errorf("%w: pods still in the API 3 minutes after their delete", errNodeNotClear)
 	}
-	if err := d.waitNodeClear(ctx, time.Minute); err != nil {
-		fail("%v", err)
-		return dr, fmt.Errorf("%w: %v", errNodeNotClear, err)
+	if clearErr != nil {
+		fail("%v", clearErr)
+		return dr, fmt.Errorf("%w: %v", errNodeNotClear, clearErr)
 	}
 	return dr, nil
+}
+
+// settle waits until the node is back to idle, at most timeout: over one
+// second the API server serves at most settledAPIRate requests and the
+// serve groups (or, without their cgroups, the kubelet and containerd)
+// use at most settledCPURate of their CPU, measured against the idle
+// rates. It reports whether they did.
+func (d *densityRunner) settle(ctx context.Context, idle DensityIdle, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	apiA, a := d.apiCounts(ctx), d.mark()
+	for {
+		time.Sleep(time.Second)
+		b := d.mark()
+		apiB := d.apiCounts(ctx)
+		if settled(idle, a, b, apiA, apiB) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		apiA, a = apiB, b
+	}
+}
+
+// settled decides whether a second between marks a and b (and the API
+// server's counts around them, nil when not read) was idle: at most twice
+// the idle rate plus 5 requests a second, and at most twice the idle CPU
+// plus a twentieth of a core. The slack keeps the benchmark's own reads
+// and a controller's periodic work from holding it.
+func settled(idle DensityIdle, a, b CPUMark, apiA, apiB *APICounts) bool {
+	if idle.Seconds <= 0 || b.At <= a.At {
+		return true
+	}
+	wall := float64(b.At-a.At) / 1e9
+	if apiA != nil && apiB != nil && idle.API != nil {
+		if rate := (apiB.All - apiA.All) / wall; rate > 2*idle.API.All/idle.Seconds+5 {
+			return false
+		}
+	}
+	used, idleCPU := 0.0, 0.0
+	if len(idle.Groups) > 0 {
+		for g, v := range idle.Groups {
+			used += b.Groups[g] - a.Groups[g]
+			idleCPU += v
+		}
+	} else {
+		used = b.Kubelet - a.Kubelet + b.Containerd - a.Containerd
+		idleCPU = idle.Kubelet + idle.Containerd
+	}
+	return used/wall <= 2*idleCPU/idle.Seconds+0.05
 }
 
 // gather reads every pod's containers from the runtime and the test

@@ -272,7 +272,10 @@ func DensityTable(w io.Writer, sums []DensitySummary) {
 const DensityNodeNote = "What the node spends on the same runs (p50 of the runs without an error; — : not measured, as in runs\n" +
 	"of an older benchmark, never a 0):\n\n" +
 	"- *CPU ms per pod above idle*: each group's CPU time while the pods start (first create → all Ready) and while\n" +
-	"  they go (delete → all gone), less its idle rate over the same time, divided by N. Each group is read from the\n" +
+	"  they go (delete → all gone, and on until the node has settled: a second of API requests and CPU within twice\n" +
+	"  their idle rates, at most 30 s, so that the events the kubelet has yet to send and its last stops count to\n" +
+	"  the run and not to the next; runs of older benchmarks ended at all gone), less its idle rate over the same\n" +
+	"  time, divided by N. Each group is read from the\n" +
 	"  cpuacct cgroup the local cluster starts it in (`hack/cluster/node.sh`, `<cgroup root>-serve/<component>`),\n" +
 	"  which keeps the CPU of processes that have exited: *containerd + shims + runc* is the daemon, every\n" +
 	"  `containerd-shim-runc-v2` it started (a shim exits with its pod, and its time leaves `/proc` with it), the runc\n" +

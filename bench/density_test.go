@@ -691,3 +691,39 @@ func TestDensityAPrimeParts(t *testing.T) {
 		t.Errorf("DensityAPrimeSplit wrote\n%s\nwant a row\n%s", b.String(), want)
 	}
 }
+
+// TestSettled checks when the end of a density run's window counts the
+// node as back to idle: the API server's requests and the serve groups'
+// CPU over a second within twice their idle rates plus a little.
+func TestSettled(t *testing.T) {
+	idle := DensityIdle{Seconds: 8, Groups: map[string]float64{"kubelet": 0.08, "kube-apiserver": 0.16},
+		API: &APICounts{All: 16}}
+	mark := func(at time.Duration, kubelet, apiserver float64) CPUMark {
+		return CPUMark{At: int64(at), Groups: map[string]float64{"kubelet": kubelet, "kube-apiserver": apiserver}}
+	}
+	api := func(all float64) *APICounts { return &APICounts{All: all} }
+	for _, tc := range []struct {
+		name       string
+		a, b       CPUMark
+		apiA, apiB *APICounts
+		want       bool
+	}{
+		{"idle", mark(0, 1, 1), mark(time.Second, 1.03, 1.02), api(100), api(102), true},
+		{"the kubelet still sends events", mark(0, 1, 1), mark(time.Second, 1.05, 1.2), api(100), api(160), false},
+		{"few requests, but the CPU is busy", mark(0, 1, 1), mark(time.Second, 1.3, 1.02), api(100), api(102), false},
+		{"near the bounds: 2 × 2/s + 5 requests, 2 × 0.03 + 0.05 of a core", mark(0, 1, 1), mark(time.Second, 1.05, 1.05), api(100), api(109), true},
+		{"just past them", mark(0, 1, 1), mark(time.Second, 1.05, 1.05), api(100), api(110), false},
+		{"no API counts: the CPU decides", mark(0, 1, 1), mark(time.Second, 1.02, 1.02), nil, api(500), true},
+		{"no idle measured: nothing to wait for", mark(0, 1, 1), mark(time.Second, 5, 5), api(0), api(1000), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := idle
+			if strings.HasPrefix(tc.name, "no idle") {
+				id = DensityIdle{}
+			}
+			if got := settled(id, tc.a, tc.b, tc.apiA, tc.apiB); got != tc.want {
+				t.Errorf("settled = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
