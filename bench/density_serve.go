@@ -189,11 +189,33 @@ type APICounts struct {
 	All          float64 `json:"all"`
 	EventCreates float64 `json:"eventCreates"`
 	PodStatus    float64 `json:"podStatus"`
+	// ByRequest: every count by "VERB resource[/subresource]", so that a
+	// run's requests can be told apart after it (the reports use the three
+	// above). Runs of older benchmarks have none.
+	ByRequest map[string]float64 `json:"byRequest,omitempty"`
 }
 
-// Sub is c - o.
+// Sub is c - o; ByRequest keeps the requests that changed.
 func (c APICounts) Sub(o APICounts) APICounts {
-	return APICounts{All: c.All - o.All, EventCreates: c.EventCreates - o.EventCreates, PodStatus: c.PodStatus - o.PodStatus}
+	d := APICounts{All: c.All - o.All, EventCreates: c.EventCreates - o.EventCreates, PodStatus: c.PodStatus - o.PodStatus}
+	for k, v := range c.ByRequest {
+		if v != o.ByRequest[k] {
+			if d.ByRequest == nil {
+				d.ByRequest = map[string]float64{}
+			}
+			d.ByRequest[k] = v - o.ByRequest[k]
+		}
+	}
+	return d
+}
+
+// requestKind is a request's key in APICounts.ByRequest.
+func requestKind(labels map[string]string) string {
+	kind := labels["verb"] + " " + labels["resource"]
+	if sub := labels["subresource"]; sub != "" {
+		kind += "/" + sub
+	}
+	return kind
 }
 
 // ParseAPICounts sums apiserver_request_total from the API server's
@@ -204,6 +226,10 @@ func ParseAPICounts(r io.Reader) (APICounts, error) {
 	err := forEachCounter(r, "apiserver_request_total", func(labels map[string]string, v float64) {
 		seen = true
 		c.All += v
+		if c.ByRequest == nil {
+			c.ByRequest = map[string]float64{}
+		}
+		c.ByRequest[requestKind(labels)] += v
 		switch {
 		case labels["resource"] == "events" && labels["verb"] == "POST" && labels["subresource"] == "":
 			c.EventCreates += v

@@ -73,11 +73,21 @@ apiserver_request_terminations_total{code="429"} 7
 	}
 	// Events: both groups' creates, not their patches; pod status: PATCH
 	// and PUT of every code, not GET.
-	want := APICounts{All: 40 + 2 + 5 + 16 + 3 + 1 + 9 + 10 + 1, EventCreates: 42, PodStatus: 20}
+	// Every request by verb and resource, codes and groups together.
+	want := APICounts{All: 40 + 2 + 5 + 16 + 3 + 1 + 9 + 10 + 1, EventCreates: 42, PodStatus: 20, ByRequest: map[string]float64{
+		"POST events": 42, "PATCH events": 5, "PATCH pods/status": 19, "PUT pods/status": 1, "GET pods/status": 9,
+		"POST pods": 10, "WATCH pods": 1,
+	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseAPICounts (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(APICounts{All: 10, EventCreates: 2, PodStatus: 5}, got.Sub(APICounts{All: 77, EventCreates: 40, PodStatus: 15})); diff != "" {
+	before := APICounts{All: 77, EventCreates: 40, PodStatus: 15, ByRequest: map[string]float64{
+		"POST events": 40, "PATCH events": 5, "PATCH pods/status": 14, "PUT pods/status": 1, "GET pods/status": 9,
+		"POST pods": 7, "WATCH pods": 1,
+	}}
+	if diff := cmp.Diff(APICounts{All: 10, EventCreates: 2, PodStatus: 5, ByRequest: map[string]float64{
+		"POST events": 2, "PATCH pods/status": 5, "POST pods": 3,
+	}}, got.Sub(before)); diff != "" {
 		t.Errorf("Sub (-want +got):\n%s", diff)
 	}
 	// Metrics without the counter (another endpoint, a cut body): an
