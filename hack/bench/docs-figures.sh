@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The figures docs/benchmarks.md quotes, in its generated blocks
+# The figures docs/benchmarks.md quotes, in its generated blocks (and the
+# KEP draft, docs/kep/README.md, where it has the same blocks)
 # (<!-- bench-NAME:begin (written by make bench; do not edit) --> ...
 # <!-- bench-NAME:end -->), each opening with the run it comes from: written
 # by bench figures (bench/figures.go) from a quiet run, never typed by hand.
@@ -19,6 +20,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 doc=docs/benchmarks.md
+kep=docs/kep/README.md
 dir="${1:-}"
 if [ -z "$dir" ]; then
   dir="$(mktemp -d)"
@@ -36,5 +38,9 @@ for name in bench-samples bench-single bench-density; do
   # The figures go in with a blank line on either side, as Markdown
   # wants around a table.
   { echo; cat "$dir/$name.md"; echo; } | write_doc_block "$doc" "$name"
+  # The KEP draft quotes the same blocks where it has them.
+  if doc_has_block "$kep" "$name"; then
+    { echo; sed 's#](bench/#](../bench/#g' "$dir/$name.md"; echo; } | write_doc_block "$kep" "$name"
+  fi
 done
-log "wrote the figures of $doc"
+log "wrote the figures of $doc and $kep"

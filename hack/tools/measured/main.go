@@ -49,8 +49,9 @@ import (
 	"strings"
 )
 
-// Files are the documents checked, relative to the repository.
-var Files = []string{"README.md", "docs/benchmarks.md"}
+// Files are the documents checked, relative to the repository: the KEP
+// draft quotes make bench's blocks as docs/benchmarks.md does.
+var Files = []string{"README.md", "docs/benchmarks.md", "docs/kep/README.md"}
 
 // Allowed are the phrases whose figures are settings or definitions, not
 // measurements: a figure of the pattern inside one of them passes. Each is
@@ -66,6 +67,13 @@ var Allowed = []struct{ Phrase, Why string }{
 	{"minute and 2 s more", "how long the never-ready runs follow the sidecars, a setting"},
 	{"from 10 s to 60 s", "the never-ready goal's window (issue 36)"},
 	{"still not ready at 10 s", "when sidecars.ExtraCheckInterval reaches its longest interval, a setting"},
+	{"probe between its periods: every 50 ms", "sidecars.ExtraCheckInterval's first interval, a setting (the KEP's follow-up)"},
+	{"in the container: every 250 ms", "sidecars.ExtraCheckInterval's first interval for exec probes, a setting"},
+	{"every 250 ms at most", "the same setting, as a bound"},
+	{"for the first 2 s, then backing off, doubling every 2 s,", "sidecars.ExtraCheckInterval's curve, a setting"},
+	{"once a second from 10 s on", "sidecars.ExtraCheckInterval's longest interval and when it reaches it, a setting"},
+	{"readiness turns 5 s after it runs", "the node e2e spec of the mixed case: its definition"},
+	{"readiness turns 10 s after", "the same spec's ungated sidecar: its definition"},
 }
 
 // figureRe is a number and its unit; the character before the number and
