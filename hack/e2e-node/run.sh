@@ -243,10 +243,15 @@ printf '%s\n' "KUBELET=$KUBELET KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}
 # series, kubelet and feature gates (e2e-node-v<release>-patched,
 # e2e-node-v<release>-patched-gate-off, ...), with the specs that failed:
 # "exactly as the unpatched kubelet does" is read from two such files.
-if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] &&
-  [[ "$summary" =~ $GINKGO_SUMMARY_RE ]]; then
+# So is every run of the fork's own specs alone (FORK_FOCUS: ...-fork-specs),
+# which pass on the patched kubelet and fail on the unpatched one.
+FORK_FOCUS='FeatureGate:SidecarContainerOrdering'
+focus_suffix="" focus_words="the default focus"
+[ "$FOCUS" != "$FORK_FOCUS" ] || focus_suffix="-fork-specs" focus_words="FOCUS='$FORK_FOCUS', the fork's own specs"
+if { [ "$FOCUS" = "$DEFAULT_FOCUS" ] || [ "$FOCUS" = "$FORK_FOCUS" ]; } && [ "$SKIP" = "$DEFAULT_SKIP" ] &&
+  [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] && [[ "$summary" =~ $GINKGO_SUMMARY_RE ]]; then
   {
-    echo "\`make e2e-node KUBELET=$KUBELET${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` (the default focus, $PROCS ginkgo processes) of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$kubelet_bin" --version | cut -d' ' -f2)\`: ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} specs ran: ${BASH_REMATCH[4]} passed, ${BASH_REMATCH[5]} failed, ${BASH_REMATCH[7]} skipped, in ${BASH_REMATCH[3]%.*} s (load average at the start $load_at_start)."
+    echo "\`make e2e-node K8S_VERSION=$K8S_VERSION KUBELET=$KUBELET${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` ($focus_words, $PROCS ginkgo processes) of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$kubelet_bin" --version | cut -d' ' -f2)\`: ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} specs ran: ${BASH_REMATCH[4]} passed, ${BASH_REMATCH[5]} failed, ${BASH_REMATCH[7]} skipped, in ${BASH_REMATCH[3]%.*} s (load average at the start $load_at_start)."
     failed_specs="$(ginkgo_failed_specs "$report/suite.log")"
     if [ -n "$failed_specs" ]; then
       echo
@@ -254,7 +259,7 @@ if [ "$FOCUS" = "$DEFAULT_FOCUS" ] && [ "$SKIP" = "$DEFAULT_SKIP" ] && [ -z "${L
       echo
       echo "$failed_specs"
     fi
-  } | record_result "e2e-node-v$K8S_VERSION-$KUBELET$(gates_result_suffix)" "make e2e-node"
+  } | record_result "e2e-node-v$K8S_VERSION-$KUBELET$(gates_result_suffix)$focus_suffix" "make e2e-node"
 fi
 
 # A run of the default focus on the default series, with the kubelet's
