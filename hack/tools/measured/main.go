@@ -50,8 +50,9 @@ import (
 )
 
 // Files are the documents checked, relative to the repository: the KEP
-// draft quotes make bench's blocks as docs/benchmarks.md does.
-var Files = []string{"README.md", "docs/benchmarks.md", "docs/kep/README.md"}
+// draft quotes make bench's blocks as docs/benchmarks.md does, and its
+// termination fix quotes none.
+var Files = []string{"README.md", "docs/benchmarks.md", "docs/kep/README.md", "docs/kep/termination-fix.md"}
 
 // Allowed are the phrases whose figures are settings or definitions, not
 // measurements: a figure of the pattern inside one of them passes. Each is
@@ -74,6 +75,15 @@ var Allowed = []struct{ Phrase, Why string }{
 	{"once a second from 10 s on", "sidecars.ExtraCheckInterval's longest interval and when it reaches it, a setting"},
 	{"readiness turns 5 s after it runs", "the node e2e spec of the mixed case: its definition"},
 	{"readiness turns 10 s after", "the same spec's ungated sidecar: its definition"},
+	{"a 120 s grace period, then again with 60 s", "k/k issue #83916's report, quoted in termination-fix.md"},
+	{"waits out the first 120 s", "the same report"},
+	{"by more than 2 s", "upstream's 2-second minimum grace, a constant of the kubelet"},
+	{"grace period of 1 s", "a delete's grace period in a test: its definition"},
+	{"with a 30 s grace period,", "the e2e spec of the second, shorter delete: its definition"},
+	{"then again with 2 s, and requires the pod gone within 10 s of the second", "the same spec"},
+	{"first delete's 30 s", "the same spec"},
+	{"grace period plus 2 s", "an e2e spec's name: its bound"},
+	{"a 100 s preStop hook", "a unit test's hook: its definition"},
 }
 
 // figureRe is a number and its unit; the character before the number and
