@@ -839,7 +839,7 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 		dr.TimeWait = &DensitySockets{Start: timeWaitStart, Ready: timeWaitReady, Peak: timeWaitPeak}
 	}
 	if api[0] != nil && api[1] != nil && api[2] != nil && api[3] != nil {
-		dr.API = &DensityAPI{Start: *api[0], Ready: *api[1], Delete: *api[2], Gone: *api[3]}
+		dr.API = newDensityAPI(*api[0], *api[1], *api[2], *api[3])
 	}
 	pw.mu.Lock()
 	for i := range dr.Pods {
@@ -867,11 +867,10 @@ func (d *densityRunner) measure(ctx context.Context, w Way, n, run int, idle Den
 	return dr, nil
 }
 
-// settle waits until the node is back to idle, at most timeout: over one
-// second the API server serves at most settledAPIRate requests and the
-// serve groups (or, without their cgroups, the kubelet and containerd)
-// use at most settledCPURate of their CPU, measured against the idle
-// rates. It reports whether they did.
+// settle waits until the node is back to idle, at most timeout: a second
+// in which the API server's requests and the serve groups' CPU (or,
+// without their cgroups, the kubelet's and containerd's) are near their
+// idle rates (settled). It reports whether one came.
 func (d *densityRunner) settle(ctx context.Context, idle DensityIdle, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	apiA, a := d.apiCounts(ctx), d.mark()

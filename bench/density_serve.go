@@ -189,10 +189,11 @@ type APICounts struct {
 	All          float64 `json:"all"`
 	EventCreates float64 `json:"eventCreates"`
 	PodStatus    float64 `json:"podStatus"`
-	// ByRequest: every count by "VERB resource[/subresource]", so that a
-	// run's requests can be told apart after it (the reports use the three
-	// above). Runs of older benchmarks have none.
-	ByRequest map[string]float64 `json:"byRequest,omitempty"`
+	// ByRequest: every count by "VERB resource[/subresource]". Not written
+	// at each mark (the API server's cumulative counts of every kind of
+	// request it ever served): a run keeps what its windows added
+	// (DensityAPI.ByRequest).
+	ByRequest map[string]float64 `json:"-"`
 }
 
 // Sub is c - o; ByRequest keeps the requests that changed.
@@ -362,6 +363,26 @@ type DensityAPI struct {
 	Ready  APICounts `json:"ready"`
 	Delete APICounts `json:"delete"`
 	Gone   APICounts `json:"gone"`
+	// ByRequest: the requests of the two windows (start → ready, delete →
+	// gone) by "VERB resource[/subresource]", so that a run's requests can
+	// be told apart after it (the reports use the three sums). Runs of
+	// older benchmarks have none.
+	ByRequest map[string]float64 `json:"byRequest,omitempty"`
+}
+
+// newDensityAPI is a run's API counts at its four marks, with the
+// requests its two windows added by kind.
+func newDensityAPI(start, ready, del, gone APICounts) *DensityAPI {
+	a := &DensityAPI{Start: start, Ready: ready, Delete: del, Gone: gone}
+	for _, w := range []APICounts{ready.Sub(start), gone.Sub(del)} {
+		for k, v := range w.ByRequest {
+			if a.ByRequest == nil {
+				a.ByRequest = map[string]float64{}
+			}
+			a.ByRequest[k] += v
+		}
+	}
+	return a
 }
 
 // KubeletFigureMs is the kubelet's CPU per pod above idle as the report

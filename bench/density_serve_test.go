@@ -451,3 +451,27 @@ func TestTimeWaitWatch(t *testing.T) {
 		t.Errorf("end again: %d, %v; want at least %d", again, err, peak)
 	}
 }
+
+// TestNewDensityAPI checks that a run keeps the requests its two windows
+// added, by kind, and not the API server's cumulative counts at each mark.
+func TestNewDensityAPI(t *testing.T) {
+	at := func(all float64, byRequest map[string]float64) APICounts {
+		return APICounts{All: all, ByRequest: byRequest}
+	}
+	got := newDensityAPI(
+		at(100, map[string]float64{"POST events": 40, "GET pods": 50, "WATCH nodes": 10}),
+		at(130, map[string]float64{"POST events": 60, "GET pods": 60, "WATCH nodes": 10}),
+		at(135, map[string]float64{"POST events": 60, "GET pods": 65, "WATCH nodes": 10}),
+		at(150, map[string]float64{"POST events": 70, "GET pods": 65, "WATCH nodes": 10, "DELETE pods": 5}),
+	)
+	if diff := cmp.Diff(map[string]float64{"POST events": 30, "GET pods": 10, "DELETE pods": 5}, got.ByRequest); diff != "" {
+		t.Errorf("ByRequest (-want +got):\n%s", diff)
+	}
+	data, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "WATCH nodes"); n != 0 {
+		t.Errorf("the marks' cumulative counts are written: %s", data)
+	}
+}
