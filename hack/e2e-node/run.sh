@@ -54,8 +54,14 @@ KUBELET="${KUBELET:-patched}"
 # fail on the unpatched kubelet by design. FOCUS='FeatureGate:SidecarContainerOrdering'
 # runs the fork's alone; that pattern added to SKIP, upstream's alone.
 DEFAULT_FOCUS='\[sig-node\] Containers Lifecycle'
-DEFAULT_SKIP='\[Serial\]|\[Disruptive\]|\[Slow\]'
+FORK_FOCUS='FeatureGate:SidecarContainerOrdering'
 FOCUS="${FOCUS:-$DEFAULT_FOCUS}"
+# The default focus skips the Serial, Disruptive and Slow specs, as
+# upstream's parallel node e2e job does. The fork's own specs run whole:
+# its Serial, Disruptive ones (a kubelet restart) carry ginkgo's Serial
+# decorator too, so ginkgo runs them alone, after the parallel ones.
+DEFAULT_SKIP='\[Serial\]|\[Disruptive\]|\[Slow\]'
+[ "$FOCUS" != "$FORK_FOCUS" ] || DEFAULT_SKIP='\[Slow\]'
 SKIP="${SKIP:-$DEFAULT_SKIP}"
 load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 PROCS="${PROCS:-4}"
@@ -245,7 +251,6 @@ printf '%s\n' "KUBELET=$KUBELET KUBELET_FEATURE_GATES=${KUBELET_FEATURE_GATES:-}
 # "exactly as the unpatched kubelet does" is read from two such files.
 # So is every run of the fork's own specs alone (FORK_FOCUS: ...-fork-specs),
 # which pass on the patched kubelet and fail on the unpatched one.
-FORK_FOCUS='FeatureGate:SidecarContainerOrdering'
 focus_suffix="" focus_words="the default focus"
 [ "$FOCUS" != "$FORK_FOCUS" ] || focus_suffix="-fork-specs" focus_words="FOCUS='$FORK_FOCUS', the fork's own specs"
 if { [ "$FOCUS" = "$DEFAULT_FOCUS" ] || [ "$FOCUS" = "$FORK_FOCUS" ]; } && [ "$SKIP" = "$DEFAULT_SKIP" ] &&

@@ -33,10 +33,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"k8s.io/kubernetes/pkg/features"
 	kubeletevents "k8s.io/kubernetes/pkg/kubelet/events"
 	"k8s.io/kubernetes/test/e2e/framework"
 	e2epod "k8s.io/kubernetes/test/e2e/framework/pod"
+	e2eskipper "k8s.io/kubernetes/test/e2e/framework/skipper"
 	admissionapi "k8s.io/pod-security-admission/api"
 )
 
@@ -543,6 +545,157 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			expectPodEvent(ctx, f, pod, "WaitingForSidecars", fmt.Sprintf("Waiting for sidecar %s to be ready before starting %s", sidecar1, sidecar2))
 			expectPodEvent(ctx, f, pod, "SidecarsReady", fmt.Sprintf("Sidecars %s are ready", sidecar1))
 		})
+
+		// Serial and Disruptive as upstream's kubelet restart specs are:
+		// ginkgo runs it alone, as the restart would disturb other specs.
+		f.It("should keep the regular container behind the restartable init container it waits for across a kubelet restart", f.WithSerial(), f.WithDisruptive(), func(ctx context.Context) {
+			// The kubelet stops while sidecar-1 runs but is not ready yet, and
+			// starts again 20 s before sidecar-1 can be ready. The restarted
+			// kubelet knows nothing of the wait but what the runtime and the
+			// pod show: it must not take the sidecar's unknown readiness for
+			// ready. Without the feature regular-1 starts before the restart,
+			// once sidecar-1 runs.
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "restartable-init-ready-across-kubelet-restart",
+					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					InitContainers: []v1.Container{
+						{
+							Name:          sidecar1,
+							Image:         defaultImage,
+							RestartPolicy: &containerRestartPolicyAlways,
+							Command: ExecCommand(sidecar1, execCommand{
+								StartDelay: 40,
+								Delay:      600,
+							}),
+							ReadinessProbe: startedReadinessProbe(),
+						},
+					},
+					Containers: []v1.Container{
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the restartable init container to run")
+			err := e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "sidecar-1 running", 2*time.Minute, func(pod *v1.Pod) (bool, error) {
+				statuses := pod.Status.InitContainerStatuses
+				return len(statuses) == 1 && statuses[0].State.Running != nil, nil
+			})
+			framework.ExpectNoError(err)
+
+			ginkgo.By("stopping the kubelet while the restartable init container is not ready")
+			restartKubelet := mustStopKubelet(ctx, f)
+			ginkgo.By("starting the kubelet again")
+			restartKubelet(ctx)
+
+			ginkgo.By("waiting for the pod to be ready")
+			err = e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+			gomega.Expect(pod.Status.InitContainerStatuses[0].RestartCount).To(gomega.BeZero(), "the restart of the kubelet restarted sidecar-1")
+		})
+
+		f.It("should hold the regular containers behind the restartable init container again when a container restarts them all", framework.WithFeatureGate(features.RestartAllContainersOnContainerExits), func(ctx context.Context) {
+			// Off by default before v1.36: the API server would refuse the
+			// pod's restart rule.
+			e2eskipper.SkipUnlessFeatureGateEnabled(features.RestartAllContainersOnContainerExits)
+			// KEP-5532: trigger exits 42 once, and its rule restarts every
+			// container of the pod in its sandbox, the init containers
+			// first. The restarted sidecar-1 is 5 s from ready again, and
+			// regular-1 must wait for it as at the pod's first start.
+			// Without the feature regular-1 starts again once sidecar-1 runs.
+			trigger := "trigger"
+			containerRestartPolicyNever := v1.ContainerRestartPolicyNever
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "restartable-init-ready-after-restart-all",
+					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					InitContainers: []v1.Container{
+						{
+							Name:          sidecar1,
+							Image:         defaultImage,
+							RestartPolicy: &containerRestartPolicyAlways,
+							Command: ExecCommand(sidecar1, execCommand{
+								StartDelay: 5,
+								Delay:      600,
+							}),
+							ReadinessProbe: startedReadinessProbe(),
+						},
+					},
+					Containers: []v1.Container{
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+						{
+							// It logs nothing, so that parseOutput reads the
+							// others' logs alone.
+							Name:          trigger,
+							Image:         defaultImage,
+							Command:       []string{"/bin/sh", "-c", "if [ -f /persistent/restarted ]; then sleep 600; else touch /persistent/restarted; sleep 2; exit 42; fi"},
+							RestartPolicy: &containerRestartPolicyNever,
+							RestartPolicyRules: []v1.ContainerRestartRule{{
+								Action: v1.ContainerRestartRuleActionRestartAllContainers,
+								ExitCodes: &v1.ContainerRestartRuleOnExitCodes{
+									Operator: v1.ContainerRestartRuleOnExitCodesOpIn,
+									Values:   []int32{42},
+								},
+							}},
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the pod to be ready after its containers restarted")
+			err := e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "ready after the restart", 3*time.Minute, func(pod *v1.Pod) (bool, error) {
+				for _, status := range pod.Status.ContainerStatuses {
+					if status.Name == regular1 && status.RestartCount == 0 {
+						return false, nil
+					}
+				}
+				return podutil.IsPodReady(pod), nil
+			})
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			// Each container logs its earlier runs again when it starts
+			// (ExecCommand), so the restarted runs are the latest lines.
+			sidecarStarted := latestOutput(results, sidecar1, "Started")
+			regularStarting := latestOutput(results, regular1, "Starting")
+			gomega.Expect(distinctOutputs(results, sidecar1, "Started")).To(gomega.Equal(2), "sidecar-1 should have started twice, got\n%v", results)
+			gomega.Expect(distinctOutputs(results, regular1, "Starting")).To(gomega.Equal(2), "regular-1 should have started twice, got\n%v", results)
+			gomega.Expect(regularStarting.timestamp.Before(sidecarStarted.timestamp)).To(gomega.BeFalseBecause("regular-1 started again before the restarted sidecar-1 could be ready, got\n%v", results))
+		})
 	})
 })
 
@@ -569,6 +722,31 @@ func startedBeforeReady(o containerOutputList, lhs, rhs string) error {
 		return fmt.Errorf("%s started only after %s could be ready, got\n%v", lhs, rhs, o)
 	}
 	return nil
+}
+
+// latestOutput returns the latest line the container logged with this
+// command (the zero containerOutput if none).
+func latestOutput(o containerOutputList, name, command string) containerOutput {
+	var latest containerOutput
+	for _, out := range o {
+		if out.containerName == name && out.command == command && !out.timestamp.Before(latest.timestamp) {
+			latest = out
+		}
+	}
+	return latest
+}
+
+// distinctOutputs counts the runs of the container that logged this
+// command: its lines of distinct timestamps, as a restarted container logs
+// its earlier runs' lines again.
+func distinctOutputs(o containerOutputList, name, command string) int {
+	seen := map[time.Time]bool{}
+	for _, out := range o {
+		if out.containerName == name && out.command == command {
+			seen[out.timestamp] = true
+		}
+	}
+	return len(seen)
 }
 
 // expectPodEvent waits for an event of the pod with this reason whose
