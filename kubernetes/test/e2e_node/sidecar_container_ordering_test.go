@@ -692,9 +692,9 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// (ExecCommand), so the restarted runs are the latest lines.
 			sidecarStarted := latestOutput(results, sidecar1, "Started")
 			regularStarting := latestOutput(results, regular1, "Starting")
-			gomega.Expect(distinctOutputs(results, sidecar1, "Started")).To(gomega.Equal(2), "sidecar-1 should have started twice, got\n%v", results)
-			gomega.Expect(distinctOutputs(results, regular1, "Starting")).To(gomega.Equal(2), "regular-1 should have started twice, got\n%v", results)
 			gomega.Expect(regularStarting.timestamp.Before(sidecarStarted.timestamp)).To(gomega.BeFalseBecause("regular-1 started again before the restarted sidecar-1 could be ready, got\n%v", results))
+			gomega.Expect(distinctOutputs(results, regular1, "Starting")).To(gomega.Equal(2), "regular-1 should have started twice, got\n%v", results)
+			gomega.Expect(distinctOutputs(results, sidecar1, "Started")).To(gomega.Equal(2), "sidecar-1 should have been ready twice, got\n%v", results)
 		})
 	})
 })
