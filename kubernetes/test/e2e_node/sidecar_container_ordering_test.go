@@ -65,6 +65,35 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 	sidecar2 := "sidecar-2"
 	regular1 := "regular-1"
 
+	// waitReadyPod is the pod of the wait-ready specs: the restartable init
+	// container sidecar-1, ready startDelay seconds after it runs
+	// (startedReadinessProbe), then regular-1, under restartPolicy Never; the
+	// annotation's value is waitReady ("true", or the names of the restartable
+	// init containers that gate on readiness).
+	waitReadyPod := func(name, waitReady string, startDelay int) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        name,
+				Annotations: map[string]string{waitReadyAnnotation: waitReady},
+			},
+			Spec: v1.PodSpec{
+				RestartPolicy: v1.RestartPolicyNever,
+				InitContainers: []v1.Container{{
+					Name:           sidecar1,
+					Image:          defaultImage,
+					RestartPolicy:  &containerRestartPolicyAlways,
+					Command:        ExecCommand(sidecar1, execCommand{StartDelay: startDelay, Delay: 600}),
+					ReadinessProbe: startedReadinessProbe(),
+				}},
+				Containers: []v1.Container{{
+					Name:    regular1,
+					Image:   defaultImage,
+					Command: ExecCommand(regular1, execCommand{Delay: 600}),
+				}},
+			},
+		}
+	}
+
 	ginkgo.When("a pod names sidecars among its regular containers", func() {
 		ginkgo.It("should start the app containers only once the sidecar is ready", func(ctx context.Context) {
 			// Without the feature the kubelet starts the regular containers
@@ -378,34 +407,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// starts the next container once the restartable init container
 			// has started, that is, here, once it runs: regular-1 starts while
 			// sidecar-1 is still 5 s from ready.
-			pod := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:        "restartable-init-ready-before-regular",
-					Annotations: map[string]string{waitReadyAnnotation: "true"},
-				},
-				Spec: v1.PodSpec{
-					RestartPolicy: v1.RestartPolicyNever,
-					InitContainers: []v1.Container{
-						{
-							Name:          sidecar1,
-							Image:         defaultImage,
-							RestartPolicy: &containerRestartPolicyAlways,
-							Command: ExecCommand(sidecar1, execCommand{
-								StartDelay: 5,
-								Delay:      600,
-							}),
-							ReadinessProbe: startedReadinessProbe(),
-						},
-					},
-					Containers: []v1.Container{
-						{
-							Name:    regular1,
-							Image:   defaultImage,
-							Command: ExecCommand(regular1, execCommand{Delay: 600}),
-						},
-					},
-				},
-			}
+			pod := waitReadyPod("restartable-init-ready-before-regular", "true", 5)
 			preparePod(pod)
 
 			client := e2epod.NewPodClient(f)
@@ -428,34 +430,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// init containers that gate on readiness. Without the feature the
 			// kubelet starts regular-1 once sidecar-1 runs, 5 s before it is
 			// ready.
-			pod := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:        "named-restartable-init-ready-before-regular",
-					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
-				},
-				Spec: v1.PodSpec{
-					RestartPolicy: v1.RestartPolicyNever,
-					InitContainers: []v1.Container{
-						{
-							Name:          sidecar1,
-							Image:         defaultImage,
-							RestartPolicy: &containerRestartPolicyAlways,
-							Command: ExecCommand(sidecar1, execCommand{
-								StartDelay: 5,
-								Delay:      600,
-							}),
-							ReadinessProbe: startedReadinessProbe(),
-						},
-					},
-					Containers: []v1.Container{
-						{
-							Name:    regular1,
-							Image:   defaultImage,
-							Command: ExecCommand(regular1, execCommand{Delay: 600}),
-						},
-					},
-				},
-			}
+			pod := waitReadyPod("named-restartable-init-ready-before-regular", sidecar1, 5)
 			preparePod(pod)
 
 			client := e2epod.NewPodClient(f)
@@ -486,44 +461,14 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// is not ready; with every restartable init container gated
 			// (wait-ready "true"), regular-1 would wait for sidecar-2 to be
 			// ready.
-			pod := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:        "mixed-restartable-init-gates",
-					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
-				},
-				Spec: v1.PodSpec{
-					RestartPolicy: v1.RestartPolicyNever,
-					InitContainers: []v1.Container{
-						{
-							Name:          sidecar1,
-							Image:         defaultImage,
-							RestartPolicy: &containerRestartPolicyAlways,
-							Command: ExecCommand(sidecar1, execCommand{
-								StartDelay: 5,
-								Delay:      600,
-							}),
-							ReadinessProbe: startedReadinessProbe(),
-						},
-						{
-							Name:          sidecar2,
-							Image:         defaultImage,
-							RestartPolicy: &containerRestartPolicyAlways,
-							Command: ExecCommand(sidecar2, execCommand{
-								StartDelay: 10,
-								Delay:      600,
-							}),
-							ReadinessProbe: startedReadinessProbe(),
-						},
-					},
-					Containers: []v1.Container{
-						{
-							Name:    regular1,
-							Image:   defaultImage,
-							Command: ExecCommand(regular1, execCommand{Delay: 600}),
-						},
-					},
-				},
-			}
+			pod := waitReadyPod("mixed-restartable-init-gates", sidecar1, 5)
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers, v1.Container{
+				Name:           sidecar2,
+				Image:          defaultImage,
+				RestartPolicy:  &containerRestartPolicyAlways,
+				Command:        ExecCommand(sidecar2, execCommand{StartDelay: 10, Delay: 600}),
+				ReadinessProbe: startedReadinessProbe(),
+			})
 			preparePod(pod)
 
 			client := e2epod.NewPodClient(f)
@@ -555,34 +500,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// pod show: it must not take the sidecar's unknown readiness for
 			// ready. Without the feature regular-1 starts before the restart,
 			// once sidecar-1 runs.
-			pod := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:        "restartable-init-ready-across-kubelet-restart",
-					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
-				},
-				Spec: v1.PodSpec{
-					RestartPolicy: v1.RestartPolicyNever,
-					InitContainers: []v1.Container{
-						{
-							Name:          sidecar1,
-							Image:         defaultImage,
-							RestartPolicy: &containerRestartPolicyAlways,
-							Command: ExecCommand(sidecar1, execCommand{
-								StartDelay: 40,
-								Delay:      600,
-							}),
-							ReadinessProbe: startedReadinessProbe(),
-						},
-					},
-					Containers: []v1.Container{
-						{
-							Name:    regular1,
-							Image:   defaultImage,
-							Command: ExecCommand(regular1, execCommand{Delay: 600}),
-						},
-					},
-				},
-			}
+			pod := waitReadyPod("restartable-init-ready-across-kubelet-restart", sidecar1, 40)
 			preparePod(pod)
 
 			client := e2epod.NewPodClient(f)
@@ -624,49 +542,22 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// Without the feature regular-1 starts again once sidecar-1 runs.
 			trigger := "trigger"
 			containerRestartPolicyNever := v1.ContainerRestartPolicyNever
-			pod := &v1.Pod{
-				ObjectMeta: metav1.ObjectMeta{
-					Name:        "restartable-init-ready-after-restart-all",
-					Annotations: map[string]string{waitReadyAnnotation: sidecar1},
-				},
-				Spec: v1.PodSpec{
-					RestartPolicy: v1.RestartPolicyNever,
-					InitContainers: []v1.Container{
-						{
-							Name:          sidecar1,
-							Image:         defaultImage,
-							RestartPolicy: &containerRestartPolicyAlways,
-							Command: ExecCommand(sidecar1, execCommand{
-								StartDelay: 5,
-								Delay:      600,
-							}),
-							ReadinessProbe: startedReadinessProbe(),
-						},
+			pod := waitReadyPod("restartable-init-ready-after-restart-all", sidecar1, 5)
+			pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{
+				// It logs nothing, so that parseOutput reads the others'
+				// logs alone.
+				Name:          trigger,
+				Image:         defaultImage,
+				Command:       []string{"/bin/sh", "-c", "if [ -f /persistent/restarted ]; then sleep 600; else touch /persistent/restarted; sleep 2; exit 42; fi"},
+				RestartPolicy: &containerRestartPolicyNever,
+				RestartPolicyRules: []v1.ContainerRestartRule{{
+					Action: v1.ContainerRestartRuleActionRestartAllContainers,
+					ExitCodes: &v1.ContainerRestartRuleOnExitCodes{
+						Operator: v1.ContainerRestartRuleOnExitCodesOpIn,
+						Values:   []int32{42},
 					},
-					Containers: []v1.Container{
-						{
-							Name:    regular1,
-							Image:   defaultImage,
-							Command: ExecCommand(regular1, execCommand{Delay: 600}),
-						},
-						{
-							// It logs nothing, so that parseOutput reads the
-							// others' logs alone.
-							Name:          trigger,
-							Image:         defaultImage,
-							Command:       []string{"/bin/sh", "-c", "if [ -f /persistent/restarted ]; then sleep 600; else touch /persistent/restarted; sleep 2; exit 42; fi"},
-							RestartPolicy: &containerRestartPolicyNever,
-							RestartPolicyRules: []v1.ContainerRestartRule{{
-								Action: v1.ContainerRestartRuleActionRestartAllContainers,
-								ExitCodes: &v1.ContainerRestartRuleOnExitCodes{
-									Operator: v1.ContainerRestartRuleOnExitCodesOpIn,
-									Values:   []int32{42},
-								},
-							}},
-						},
-					},
-				},
-			}
+				}},
+			})
 			preparePod(pod)
 
 			client := e2epod.NewPodClient(f)

@@ -123,23 +123,36 @@ var readBootClock = bootclock.Read
 // counts it. With SidecarTerminationFix off the deadline is always counted
 // from now, and nothing is recorded.
 func (m *kubeGenericRuntimeManager) terminationDeadline(ctx context.Context, pod *v1.Pod, now time.Time, grace time.Duration) sidecars.Deadline {
+	var recorded time.Time
+	record := func(sidecars.Deadline) {}
+	if terminationFixed() {
+		recorded, record = m.readTerminationRecord(ctx, pod, now)
+	}
+	deadline := sidecars.NewDeadline(recorded, now, grace)
+	if !deadline.At().Equal(recorded) {
+		record(deadline)
+	}
+	klog.FromContext(ctx).V(2).Info("Ordered termination", "pod", klog.KObj(pod), "deadline", deadline.At(), "left", deadline.At().Sub(now), "recorded", !recorded.IsZero())
+	return deadline
+}
+
+// readTerminationRecord reads the pod's termination record: the deadline it
+// holds (zero if there is none, or none that can be read), and the function
+// that records a new deadline. Without the node's boot clock it neither
+// reads nor records, since the record counts on that clock.
+func (m *kubeGenericRuntimeManager) readTerminationRecord(ctx context.Context, pod *v1.Pod, now time.Time) (time.Time, func(sidecars.Deadline)) {
 	logger := klog.FromContext(ctx)
-	if !terminationFixed() {
-		deadline := sidecars.NewDeadline(time.Time{}, now, grace)
-		logger.V(2).Info("Ordered termination", "pod", klog.KObj(pod), "deadline", deadline.At(), "left", grace, "recorded", false)
-		return deadline
+	clock, err := readBootClock()
+	if err != nil {
+		logger.Error(err, "Cannot read the node's boot clock; the pod's termination deadline will not survive a kubelet restart", "pod", klog.KObj(pod))
+		return time.Time{}, func(sidecars.Deadline) {}
 	}
 	path := filepath.Join(m.runtimeHelper.GetPodDir(pod.UID), terminationRecord)
-	clock, clockErr := readBootClock()
-	if clockErr != nil {
-		logger.Error(clockErr, "Cannot read the node's boot clock; the pod's termination deadline will not survive a kubelet restart", "pod", klog.KObj(pod))
-	}
 	var recorded time.Time
 	switch data, err := os.ReadFile(path); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		logger.Error(err, "Cannot read the pod's termination deadline", "pod", klog.KObj(pod))
-	case clockErr != nil:
 	default:
 		if left, err := sidecars.DeadlineLeft(data, clock, now); err != nil {
 			logger.Error(err, "Ignoring the pod's recorded termination deadline", "pod", klog.KObj(pod), "path", path)
@@ -147,14 +160,12 @@ func (m *kubeGenericRuntimeManager) terminationDeadline(ctx context.Context, pod
 			recorded = now.Add(left)
 		}
 	}
-	deadline := sidecars.NewDeadline(recorded, now, grace)
-	if !deadline.At().Equal(recorded) && clockErr == nil {
+	record := func(deadline sidecars.Deadline) {
 		if err := writeFileAtomically(path, sidecars.FormatDeadline(deadline.At().Sub(now), clock)); err != nil {
 			logger.Error(err, "Cannot record the pod's termination deadline", "pod", klog.KObj(pod))
 		}
 	}
-	logger.V(2).Info("Ordered termination", "pod", klog.KObj(pod), "deadline", deadline.At(), "left", deadline.At().Sub(now), "recorded", !recorded.IsZero())
-	return deadline
+	return recorded, record
 }
 
 // endOrderedTermination ends a kill of a pod whose sidecar layout orders
