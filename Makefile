@@ -130,7 +130,7 @@ node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
 	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
 
-test-docs: ## the documents: the README's results table up to date (make docs-results), relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks); each pinned release written only in its UPSTREAM_VERSION (hack/tools/pinned); the KEP's kep.yaml and PRR file (hack/tools/kepcheck); no measured figure typed by hand in README.md, docs/benchmarks.md and the KEP draft, only in blocks a command writes (hack/tools/measured)
+test-docs: ## the documents: the README's results table and the notes under docs' generated blocks (which build each run was of) up to date (make docs-results), relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks); each pinned release written only in its UPSTREAM_VERSION (hack/tools/pinned); the KEP's kep.yaml and PRR file (hack/tools/kepcheck); no measured figure typed by hand in README.md, docs/benchmarks.md and the KEP draft, only in blocks a command writes (hack/tools/measured)
 	cd hack/tools && go run ./mdlinks ../..
 	cd hack/tools && go run ./pinned ../..
 	cd hack/tools && go run ./kepcheck ../..
@@ -140,7 +140,7 @@ test-docs: ## the documents: the README's results table up to date (make docs-re
 docs-bench: ## write docs/benchmarks.md's and the KEP draft's figure blocks again from the committed run in docs/bench (make bench writes them from each quiet run)
 	hack/bench/docs-figures.sh
 
-docs-results: ## write the README's results table again from docs/results (each run's command also does): which runs are of the series as they are now
+docs-results: ## write the README's results table again from docs/results (each run's command also does), and under every generated block of docs/ that names a build of the fork's kubelet a note (hack/tools/buildnotes): which runs are of the series as they are now
 	hack/docs/results-table.sh
 
 test-tools: ## unit tests of hack/tools (the node image builder, the kind configs, the node configs) and of hack/kind's docker stand-in

@@ -353,6 +353,19 @@ write_results_table() {
   results_table | write_readme_block results
 }
 
+# build_notes [-check] writes (or, with -check, checks) the notes under
+# the generated blocks of docs/ that say whether the fork's kubelet each
+# block names is a build of the series as they are now (hack/tools/buildnotes):
+# the README's results table says as much of every file of docs/results.
+build_notes() {
+  local m release args=()
+  for m in $(supported_minors); do
+    release="$(pinned_version "$m")" || die "no pinned release for v$m"
+    args+=(-current "$release=$(K8S_VERSION="$release" SERIES_DIR='' bash -c 'source "$1/hack/lib.sh" && build_hash' _ "$ROOT" | cut -c1-12)")
+  done
+  (cd "$ROOT/hack/tools" && go run ./buildnotes "$@" "${args[@]}" "$ROOT")
+}
+
 # tree_git runs git in the upstream work tree.
 tree_git() { git -C "$TREE" "$@"; }
 
