@@ -270,7 +270,9 @@ doc_has_block() { grep -q "^<!-- $2:begin" "$ROOT/$1"; }
 # write_doc_block FILE NAME puts its standard input between FILE's lines
 # "<!-- NAME:begin ..." and "<!-- NAME:end ...", in place of what stood
 # there: figures that change per run are written by the command that
-# measured them.
+# measured them. A block of docs/ outside docs/results and docs/bench then
+# gets its note again (build_notes), which says which build of the fork's
+# kubelet the run was of.
 write_doc_block() {
   local file="$1" name="$2" tmp
   doc_has_block "$file" "$name" || die "$file has no <!-- $name:begin --> line"
@@ -282,6 +284,10 @@ write_doc_block() {
     !skip' "$ROOT/$file" > "$tmp/doc"
   cp "$tmp/doc" "$ROOT/$file"
   rm -rf "$tmp"
+  case "$file" in
+    docs/results/* | docs/bench/*) ;;
+    docs/*) build_notes > /dev/null ;;
+  esac
 }
 
 # readme_has_block NAME and write_readme_block NAME: the same, of README.md.
