@@ -1,0 +1,122 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package report
+
+// bench probe-rate's runs in the report: their table, and the verdicts on
+// the fork's node-wide bound of extra runs and the checks each waiting
+// sidecar still gets (RateVerdict, the table the other scenarios' verdicts
+// share).
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
+)
+
+// ProbeRateNote explains the probe-rate table.
+const ProbeRateNote = "`bench probe-rate`: for each way, N pods created at once, each with one sidecar whose /ready never\n" +
+	"answers 200 (its probe, periodSeconds 1, never gives up), so that every sidecar stays waited on. The kubelet's\n" +
+	"counters are scraped once a second: `prober_probe_total` of the sidecars' waited-on probe (every run, periodic\n" +
+	"and extra; `fork/no-sidecars`: the same sidecar's plain readiness probe) and the fork's\n" +
+	"`kubelet_sidecar_extra_probe_runs_total` (extra runs made, and those the node-wide bound held back), node-wide.\n" +
+	"The rates are over the seconds in which every sidecar ran and was still in the first minute of its life, the\n" +
+	"only time the fork adds runs; *peak* is the highest one-second rate. The fork's bound is 200 extra runs a\n" +
+	"second node-wide, with bursts of 20 (the series' prober: extraProbeRunsPerSecond, extraProbeRunsBurst).\n\n"
+
+// ProbeRateTable writes the probe-rate runs as a markdown table.
+func ProbeRateTable(w io.Writer, runs []results.ProbeRate) {
+	fmt.Fprintln(w, "| way | waiting sidecars | all running after | measured | probe runs/s (periodic + extra) | per sidecar | peak runs/s | extra runs/s, peak | held back/s | kubelet CPU, % of a core |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, p := range runs {
+		if p.Error != "" {
+			fmt.Fprintf(w, "| `%s` | %d | — | — | error: %s | | | | | |\n", p.Way, p.Pods, p.Error)
+			continue
+		}
+		r, err := p.RatesOf()
+		if err != nil {
+			fmt.Fprintf(w, "| `%s` | %d | — | — | error: %v | | | | | |\n", p.Way, p.Pods, err)
+			continue
+		}
+		cpu := "—"
+		if !math.IsNaN(r.KubeletCores) {
+			cpu = fmt.Sprintf("%.0f", r.KubeletCores*100)
+		}
+		fmt.Fprintf(w, "| `%s` | %d | %.1f s | %.1f s | %.0f (%.0f + %.0f) | %.1f | %.0f | %.0f, %.0f | %.0f | %s |\n",
+			p.Way, p.Pods, p.AllRunning/1000, r.Seconds, r.Runs, r.Periodic, r.Extra, r.PerSidecar, r.PeakRuns, r.Extra, r.PeakExtra, r.Limited, cpu)
+	}
+}
+
+// A RateVerdict is one goal judged on one way's probe-rate run.
+type RateVerdict struct {
+	Goal, Way, Figure, Met string
+}
+
+// ProbeRateGoals judges the fork's ways of a probe-rate run against the
+// node-wide bound of the extra runs, a token bucket of ExtraRunsPerSecond
+// with a burst of ExtraRunsBurst: in any T seconds it lets at most
+// ExtraRunsPerSecond·T + ExtraRunsBurst runs through, so over the measured
+// span the runs counted must stay within that, and no one-second rate above
+// ExtraRunsPerSecond + ExtraRunsBurst. And each waiting sidecar is checked
+// at least MinChecksPerSidecar times a second where the bound leaves room for
+// it (up to 66 sidecars, with their own periodic runs). The verdicts come
+// goal by goal.
+func ProbeRateGoals(runs []results.ProbeRate) []RateVerdict {
+	var bounds, each []RateVerdict
+	for _, p := range runs {
+		if p.Kubelet != "fork" || p.Way == "fork/no-sidecars" {
+			continue
+		}
+		bound := RateVerdict{Goal: fmt.Sprintf("extra probe runs with %d sidecars waiting: within the node-wide bound, %d/s with bursts of %d (at most %d·T + %d in any T seconds between scrapes)",
+			p.Pods, results.ExtraRunsPerSecond, results.ExtraRunsBurst, results.ExtraRunsPerSecond, results.ExtraRunsBurst), Way: p.Way, Figure: "—", Met: "—"}
+		checked := RateVerdict{Goal: fmt.Sprintf("each of %d waiting sidecars checked ≥ %.0f times a second", p.Pods, results.MinChecksPerSidecar),
+			Way: p.Way, Figure: "—", Met: "—"}
+		r, err := p.RatesOf()
+		if p.Error == "" && err == nil {
+			all := results.Window{Runs: r.Extra * r.Seconds, Seconds: r.Seconds}
+			bound.Figure = fmt.Sprintf("%.0f in %.1f s (%.0f/s; the bound: %.0f); tightest window %s", all.Runs, all.Seconds, r.Extra, all.Bound(), r.Tightest)
+			bound.Met = yesNo(all.WithinBound() && r.Tightest.WithinBound())
+			checked.Figure = fmt.Sprintf("%.1f/s", r.PerSidecar)
+			checked.Met = yesNo(r.PerSidecar >= results.MinChecksPerSidecar)
+			if float64(p.Pods)*results.MinChecksPerSidecar > results.ExtraRunsPerSecond+float64(p.Pods) {
+				checked.Met = "— (beyond the bound's room)"
+			}
+		}
+		bounds = append(bounds, bound)
+		each = append(each, checked)
+	}
+	return append(bounds, each...)
+}
+
+func yesNo(b bool) string { return map[bool]string{true: "yes", false: "no"}[b] }
+
+// ProbeRateGoalsTable writes the verdicts as a markdown table, a goal
+// named once for the ways judged against it in a row (as GoalsTable does).
+func ProbeRateGoalsTable(w io.Writer, verdicts []RateVerdict) {
+	fmt.Fprintln(w, "| goal | way | figure | met |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- |")
+	last := ""
+	for _, v := range verdicts {
+		goal := v.Goal
+		if goal == last {
+			goal = ""
+		}
+		last = v.Goal
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s |\n", goal, v.Way, v.Figure, v.Met)
+	}
+}

@@ -1,0 +1,418 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package report
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/bench/pictures"
+	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
+)
+
+// Command runs bench report: the report of a run's raw files (-samples and
+// the other scenarios' records) in -out.
+func Command(args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	samplesPath := fs.String("samples", "", "samples (JSON lines) of bench run")
+	goBench := fs.String("gobench", "", "computePodActions benchmark output of hack/bench/run.sh")
+	meta := fs.String("meta", "", "markdown to put at the top (date, machine, load)")
+	segmentsPath := fs.String("segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
+	probeRatesPath := fs.String("probe-rates", "", "the runs (JSON lines) of bench probe-rate")
+	densityPath := fs.String("density", "", "the runs (JSON lines) of bench density")
+	besidePath := fs.String("beside-samples", "", "samples (JSON lines) of the ways run again in a second configuration of the kubelets (make bench's BENCH_GATES)")
+	besideLabel := fs.String("beside-label", "", "what the second configuration is, e.g. EventedPLEG=true (with -beside-samples)")
+	chainPath := fs.String("chain", "", "the pods (JSON lines) of bench chain")
+	neverReadyPath := fs.String("never-ready", "", "the runs (JSON lines) of bench never-ready")
+	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *samplesPath == "" || *out == "" {
+		return fmt.Errorf("report: -samples and -out are required")
+	}
+	samples, err := results.ReadSamples(*samplesPath)
+	if err != nil {
+		return err
+	}
+	for i := range samples {
+		samples[i].Metrics = results.ComputeMetrics(&samples[i])
+	}
+	var segs []results.Segment
+	if *segmentsPath != "" {
+		if segs, err = results.ReadSegments(*segmentsPath); err != nil {
+			return err
+		}
+	}
+	var probeRates []results.ProbeRate
+	if *probeRatesPath != "" {
+		if probeRates, err = results.ReadProbeRates(*probeRatesPath); err != nil {
+			return err
+		}
+	}
+	var densityRuns []results.DensityRun
+	if *densityPath != "" {
+		if densityRuns, err = results.ReadDensityRuns(*densityPath); err != nil {
+			return err
+		}
+	}
+	densitySums := SummarizeDensity(densityRuns)
+	chains, neverReady, err := readChainAndNeverReady(*chainPath, *neverReadyPath)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	// Every sample, as one JSON document.
+	js, err := json.Marshal(samples)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*out, "samples.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	if segs != nil {
+		js, err := json.Marshal(segs)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(*out, "segments.json"), append(js, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	var ways []string
+	for _, w := range results.Ways {
+		for _, s := range samples {
+			if s.Way == w.Name {
+				ways = append(ways, w.Name)
+				break
+			}
+		}
+	}
+	sum := Summarize(samples)
+	var benches []GoBench
+	if *goBench != "" {
+		f, err := os.Open(*goBench)
+		if err != nil {
+			return err
+		}
+		benches, err = ParseGoBench(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	// The verdicts, also alone in goals.md, which make bench puts in the
+	// README.
+	var goals strings.Builder
+	verdicts := Goals(sum, benches)
+	if *besidePath != "" {
+		if *besideLabel == "" {
+			return fmt.Errorf("report: -beside-samples needs -beside-label")
+		}
+		beside, err := results.ReadSamples(*besidePath)
+		if err != nil {
+			return err
+		}
+		for i := range beside {
+			beside[i].Metrics = results.ComputeMetrics(&beside[i])
+		}
+		verdicts = WithBeside(verdicts, Goals(Summarize(beside), nil))
+	} else {
+		*besideLabel = ""
+	}
+	GoalsTable(&goals, verdicts, *besideLabel)
+	// The probe-rate and density verdicts share a table: one more table
+	// would be two more lines of the README, which has a bound.
+	rateVerdicts := append(append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...), chainAndNeverReadyGoals(chains, neverReady)...)
+	if len(rateVerdicts) > 0 {
+		goals.WriteString("\n")
+		ProbeRateGoalsTable(&goals, rateVerdicts)
+	}
+	// One line for the README's results table (make bench writes it there).
+	if err := os.WriteFile(filepath.Join(*out, "goals-summary.txt"), []byte(GoalsSummary(verdicts, rateVerdicts, *besideLabel)+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*out, "goals.md"), []byte(goals.String()), 0o644); err != nil {
+		return err
+	}
+
+	var md strings.Builder
+	md.WriteString("# Sidecar ordering benchmark\n\n")
+	if *meta != "" {
+		b, err := os.ReadFile(*meta)
+		if err != nil {
+			return err
+		}
+		md.Write(b)
+		md.WriteString("\n")
+	}
+	md.WriteString("Written by `make bench` (hack/bench/run.sh, bench/). What each scenario measures, the goals and the\n" +
+		"analysis of the latest committed run: the README's Benchmarks section. Times in ms; p50 and p95 are\n" +
+		"nearest-rank percentiles, so with few samples p95 is the maximum.\n\n")
+	md.WriteString("## Against the goals\n\n")
+	md.WriteString(goals.String())
+	md.WriteString("\n")
+	md.WriteString("## Ways\n\n")
+	for _, w := range results.Ways {
+		if contains(ways, w.Name) {
+			fmt.Fprintf(&md, "- `%s`: %s\n", w.Name, w.About)
+		}
+	}
+	md.WriteString("\n" + lanesNote(samples) + "\n")
+	md.WriteString("\n## Results (milliseconds)\n\n")
+	Table(&md, sum, ways)
+	errs := 0
+	for _, s := range samples {
+		if s.Error != "" {
+			errs++
+		}
+	}
+	fmt.Fprintf(&md, "\n%d pods measured, %d with an error (their times are kept in samples.json but may be partial).\n", len(samples), errs)
+	if groups := SampleBoxGroups(sum, ways); len(groups) > 0 {
+		const name = "aprime.svg"
+		title := "a′: sidecar /ready turns 200 → first app start, every pod of every way"
+		if err := writeSVG(*out, name, func(w io.Writer) error {
+			return pictures.WriteBoxPlot(w, title, "milliseconds", groups, 250, "goal: p95 ≤ 250 ms")
+		}); err != nil {
+			return err
+		}
+		md.WriteString("\n## a′ per way\n\nEvery pod's a′ of the table above, way by way (the postStart way's apps wait for its hook).\n\n")
+		fmt.Fprintf(&md, "![%s](%s)\n", title, name)
+	}
+	var periods strings.Builder
+	if PeriodTable(&periods, sum, ways) {
+		md.WriteString("\n## a′ by the probes' periodSeconds\n\n")
+		md.WriteString("a′ (a sidecar's /ready turns 200 → the first app start) of the same pods, side by side, with the\n" +
+			"sidecars' probes at periodSeconds 1 and at the API's default, periodSeconds 10 (the `-p10` ways).\n" +
+			"The postStart way's apps wait for its hook, which polls /ready every 100 ms whatever the probe says.\n\n")
+		md.WriteString(periods.String())
+	}
+	costs := Costs(samples, segs, ways)
+	var costTable strings.Builder
+	CostTable(&costTable, costs, ways)
+	if strings.Count(costTable.String(), "\n") > 2 {
+		md.WriteString("\n## Probes and kubelet CPU while pods wait\n\n")
+		md.WriteString(costNote)
+		md.WriteString(costTable.String())
+		if l := IdleLine(segs); l != "" {
+			md.WriteString("\n" + l + "\n")
+		}
+	}
+	if len(probeRates) > 0 {
+		md.WriteString("\n## Probe runs with many sidecars waiting\n\n")
+		md.WriteString(ProbeRateNote)
+		ProbeRateTable(&md, probeRates)
+		if js, err := json.Marshal(probeRates); err != nil {
+			return err
+		} else if err := os.WriteFile(filepath.Join(*out, "probe-rates.json"), append(js, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if len(densityRuns) > 0 {
+		if err := densitySection(&md, *out, densityRuns, densitySums); err != nil {
+			return err
+		}
+	}
+	chainSection(&md, chains)
+	neverReadySection(&md, neverReady)
+	if len(benches) > 0 {
+		md.WriteString("\n## computePodActions, patched against upstream\n\n")
+		md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +
+			"function copied into the pristine tree); a pod of three running containers, with the feature gate at its default.\n\n")
+		GoBenchTable(&md, benches)
+		md.WriteString("\nOn a busy machine the times of single runs spread widely; the allocations are exact.\n")
+	}
+	md.WriteString("\n## Timelines\n\nEach picture shows, for every way, the pod whose value is the median of the scenario.\n\n")
+	for _, letter := range []string{"a", "b", "c", "d", "e"} {
+		key := pictureKey(letter)
+		var panels []pictures.Panel
+		for _, w := range ways {
+			st := sum[key][w]
+			if st == nil || st.MedianSampleAt < 0 {
+				continue
+			}
+			s := samples[st.MedianSampleAt]
+			panels = append(panels, pictures.Panel{Label: fmt.Sprintf("%s (%s, %d sidecars)", w, s.Kind, s.Sidecars), Sample: s, Key: key})
+		}
+		if len(panels) == 0 {
+			continue
+		}
+		title := scenarioTitle(key)
+		name := "timeline-" + letter + ".svg"
+		f, err := os.Create(filepath.Join(*out, name))
+		if err != nil {
+			return err
+		}
+		if err := pictures.WriteTimeline(f, title, panels); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "### %s\n\n![%s](%s)\n\n", title, title, name)
+	}
+	return os.WriteFile(filepath.Join(*out, "report.md"), []byte(md.String()), 0o644)
+}
+
+// writeSVG writes one picture into dir.
+func writeSVG(dir, name string, draw func(io.Writer) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	if err := draw(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// densitySection writes the density runs into the report: the table, the
+// pictures (density-*.svg) and density.json.
+func densitySection(md *strings.Builder, dir string, runs []results.DensityRun, sums []DensitySummary) error {
+	md.WriteString("\n## Many pods at once\n\n")
+	md.WriteString(DensityNote)
+	DensityTable(md, sums)
+	if l := DensityIdleLine(runs); l != "" {
+		md.WriteString("\n" + l + "\n")
+	}
+	md.WriteString("\n")
+	DensityNodeSection(md, sums)
+	DensityAPrimeSplit(md, sums)
+	js, err := densityJSON(runs, sums)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "density.json"), js, 0o644); err != nil {
+		return err
+	}
+	spread := func(v, lo, hi float64) (float64, float64, float64) {
+		if lo == hi {
+			return v, math.NaN(), math.NaN()
+		}
+		return v, lo, hi
+	}
+	pictures := []struct {
+		name, title string
+		draw        func(io.Writer, string) error
+	}{
+		{"density-ready.svg", "Time from the first create to every pod Ready, against the pods created at once",
+			func(w io.Writer, title string) error {
+				return pictures.WriteLineChart(w, title, "pods created at once", "seconds (p50 of the runs; bar: their range)",
+					DensityCurve(sums, func(s DensitySummary) (float64, float64, float64) {
+						return spread(s.AllReadyP50/1000, s.AllReadyMin/1000, s.AllReadyMax/1000)
+					}))
+			}},
+		{"density-cpu.svg", "The kubelet's CPU per pod above idle, against the pods created at once",
+			func(w io.Writer, title string) error {
+				return pictures.WriteLineChart(w, title, "pods created at once", "CPU ms per pod (p50 of the runs; bar: their range)",
+					DensityCurve(sums, func(s DensitySummary) (float64, float64, float64) {
+						return spread(s.KubeletPerPod, s.KubeletPerPodMin, s.KubeletPerPodMax)
+					}))
+			}},
+		{"density-aprime.svg", "a′ with many pods at once: sidecar /ready 200 → its app's start, every pod of every run",
+			func(w io.Writer, title string) error {
+				return pictures.WriteBoxPlot(w, title, "milliseconds", DensityBoxGroups(sums), 0, "")
+			}},
+	}
+	md.WriteString("\n")
+	for _, p := range pictures {
+		if err := writeSVG(dir, p.name, func(w io.Writer) error { return p.draw(w, p.title) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(md, "![%s](%s)\n\n", p.title, p.name)
+	}
+	return nil
+}
+
+// pictureKey is the scenario key a picture of scenario letter k shows
+// (d and e: the 3-sidecar pods).
+func pictureKey(k string) string {
+	switch k {
+	case "d", "e":
+		return k + "3"
+	}
+	return k
+}
+
+func scenarioTitle(key string) string {
+	for _, s := range results.Scenarios {
+		if s.Key == key {
+			return s.Title
+		}
+	}
+	return key
+}
+
+func contains(list []string, s string) bool {
+	i := sort.SearchStrings(append([]string(nil), list...), s)
+	_ = i
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// costNote explains the columns of the probe and CPU table.
+const costNote = "From the kubelet itself: `prober_probe_total` (its `/metrics/probes`, by pod, container, probe type\n" +
+	"and result), scraped once the pod's containers are ready (its series go when the pod's probe workers stop),\n" +
+	"the \"Probe failed\" lines of its log (`--v` 1 and up), which also show the failed runs it leaves out of\n" +
+	"that metric, and its process's CPU time (`/proc/<pid>/stat`, user + system) over each way's runs.\n\n" +
+	"- *sidecars waited on*, *mean wait*: the sidecars whose next container waits for them (the startup probe of\n" +
+	"  `native-startup`, the readiness probe otherwise; the postStart way's hook), each from its CRI start to its\n" +
+	"  first 200 on /ready (the probe, or the hook, that saw it ready; the server turns ready 200 ms after it starts).\n" +
+	"  The postStart way's hook polls /ready from inside the container every 100 ms (not counted here); the kubelet\n" +
+	"  ran no probe of those sidecars before their hook returned (the sync that runs a hook publishes the\n" +
+	"  container's status, which the probe workers follow, only when it ends).\n" +
+	"- *probe runs while waiting*: the waited-on probe's runs over those waits, the first success included where the\n" +
+	"  apps wait for the kubelet's probe: every run (failures counted from the log), and those the metric counts.\n" +
+	"- *failed runs left out of the metric*: logged failures minus the metric's, every probe of the way's pods.\n" +
+	"- *probe runs/s per probed container*: every probe's runs from its container's start to the scrape,\n" +
+	"  divided by that time: pods without annotations should probe alike on both kubelets.\n" +
+	"- *kubelet CPU per pod*: its CPU time over the way's runs (all lanes, so also its housekeeping, relists and\n" +
+	"  the benchmark's own scrapes) divided by the pods run; *above idle* takes away its rate with no pod of ours\n" +
+	"  over the same time; *% of a core*: that CPU time over the runs' wall time.\n\n"
+
+// lanesNote says how many of a way's pods ran at once.
+func lanesNote(samples []results.Sample) string {
+	p := 1
+	for _, s := range samples {
+		p = max(p, s.Parallel)
+	}
+	if p == 1 {
+		return "The pods ran one at a time: every repeat of a way runs a Job pod with 1 sidecar, then service pods\n" +
+			"with 1, 3 and 5 sidecars, then a plain pod whose container the benchmark stops itself through the CRI\n" +
+			"(c's floor); one way after the other."
+	}
+	return fmt.Sprintf("Every repeat of a way ran %d lanes at once, each a Job pod with 1 sidecar, service pods with 1, 3\n"+
+		"and 5 sidecars and a plain pod whose container the benchmark stops itself through the CRI (c's floor, under\n"+
+		"the same load as c), one after the other (lane l starts l/%d s after the first, with the plan rotated by l, so\n"+
+		"that the lanes run pods of different sizes at any one time); the ways ran one after the other, so the\n"+
+		"kubelet's CPU time of a way's runs is that way's. Up to %d pods of one way ran at once.", p, p, p)
+}

@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package results_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/bench/internal/benchtest"
+	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
+)
+
+func TestDensityRunWholeNode(t *testing.T) {
+	r := benchtest.WholeNodeRun()
+	// Each group: what it gained over 6 s, less 6 s at its idle rate, per
+	// pod. The kubelet: 0.8 s - 0.06 s; containerd (its shims' and runc's
+	// time is in its cgroup): 1.8 s - 0.03 s; the API server 0.7 s - 0.12 s;
+	// etcd 0.2 s - 0.06 s.
+	want := map[string]float64{"kubelet": 74, "containerd": 177, "kube-apiserver": 58, "etcd": 14}
+	got := map[string]float64{}
+	for _, g := range results.ServeGroups {
+		got[g.Cgroup] = r.GroupPerPodMs(g.Cgroup)
+	}
+	approx := cmpopts.EquateApprox(0, 1e-9)
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("GroupPerPodMs (-want +got):\n%s", diff)
+	}
+	if v := r.NodePerPodMs(); math.Abs(v-(74+177+58+14)) > 1e-9 {
+		t.Errorf("NodePerPodMs = %v, want %v", v, 74+177+58+14)
+	}
+	if v := r.KubeletFigureMs(); math.Abs(v-74) > 1e-9 {
+		t.Errorf("KubeletFigureMs = %v, want the cgroup's 74", v)
+	}
+	// Requests: 150 + 70 over the windows, less 6 s at 5/s, per pod;
+	// events 40 + 20 and status writes 30 + 20, none at idle.
+	api, ok := r.APIPerPod()
+	if diff := cmp.Diff(results.APICounts{All: 19, EventCreates: 6, PodStatus: 5}, api, approx); !ok || diff != "" {
+		t.Errorf("APIPerPod (-want +got), ok %v:\n%s", ok, diff)
+	}
+
+	// Whatever was not read is NaN, and so is the node's total.
+	unknown := map[string]func(r *results.DensityRun){
+		"a group not read at one mark": func(r *results.DensityRun) {
+			r.CPU.Gone.Groups = map[string]float64{"kubelet": 10.9, "containerd": 6.9, "etcd": 8.2}
+		},
+		"a group's idle not read": func(r *results.DensityRun) {
+			r.Idle.Groups = map[string]float64{"kubelet": 0.1, "containerd": 0.05, "etcd": 0.1}
+		},
+		"a mark not taken": func(r *results.DensityRun) { r.CPU.Delete = results.CPUMark{} },
+	}
+	for name, change := range unknown {
+		r := benchtest.WholeNodeRun()
+		change(&r)
+		if v := r.NodePerPodMs(); !math.IsNaN(v) {
+			t.Errorf("%s: NodePerPodMs = %v, want NaN", name, v)
+		}
+	}
+	r = benchtest.WholeNodeRun()
+	r.Idle.API = nil
+	if _, ok := r.APIPerPod(); ok {
+		t.Error("APIPerPod without the idle count")
+	}
+	r = benchtest.WholeNodeRun()
+	r.API = nil
+	if _, ok := r.APIPerPod(); ok {
+		t.Error("APIPerPod of a run that did not count")
+	}
+	// Without its cgroup the kubelet's figure is its process's, from /proc.
+	r = benchtest.WholeNodeRun()
+	r.Idle.Groups = nil
+	if v := r.KubeletFigureMs(); math.Abs(v-74) > 1e-9 || !math.IsNaN(r.GroupPerPodMs("kubelet")) {
+		t.Errorf("KubeletFigureMs = %v without the cgroup, want /proc's 74", v)
+	}
+}
