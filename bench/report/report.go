@@ -32,76 +32,144 @@ import (
 )
 
 // Command runs bench report: the report of a run's raw files (-samples and
-// the other scenarios' records) in -out.
+// the other scenarios' records) in -out: the records as JSON documents,
+// the goals (goals.md, goals-summary.txt), then report.md with the
+// pictures and JSON documents its sections come with.
 func Command(args []string) error {
+	opts, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	run, err := readRun(opts)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(opts.out, 0o755); err != nil {
+		return err
+	}
+	if err := writeRecordsJSON(opts.out, run.samples, run.segments); err != nil {
+		return err
+	}
+	ways := waysMeasured(run.samples)
+	sum := Summarize(run.samples)
+	benches, err := readGoBench(opts.goBench)
+	if err != nil {
+		return err
+	}
+	verdicts, err := judge(run, sum, benches, opts.besideSamples, opts.besideLabel)
+	if err != nil {
+		return err
+	}
+	goals, err := writeGoals(opts.out, verdicts)
+	if err != nil {
+		return err
+	}
+	return writeReportMD(opts.out, opts.meta, run, ways, sum, benches, goals)
+}
+
+// options are bench report's flags.
+type options struct {
+	// The raw files of the run: bench run's samples and segments, and the
+	// records of bench probe-rate, density, chain and never-ready; "" for
+	// none (but samples, which are required).
+	samples, segments, probeRates, density, chain, neverReady string
+	// besideSamples: the samples of the ways run again in a second
+	// configuration, besideLabel what it is.
+	besideSamples, besideLabel string
+
+	goBench string // the computePodActions benchmark's output
+	meta    string // markdown for the top of report.md
+	out     string // the folder the report goes to
+}
+
+// parseFlags reads bench report's flags.
+func parseFlags(args []string) (options, error) {
+	var o options
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	samplesPath := fs.String("samples", "", "samples (JSON lines) of bench run")
-	goBench := fs.String("gobench", "", "computePodActions benchmark output of hack/bench/run.sh")
-	meta := fs.String("meta", "", "markdown to put at the top (date, machine, load)")
-	segmentsPath := fs.String("segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
-	probeRatesPath := fs.String("probe-rates", "", "the runs (JSON lines) of bench probe-rate")
-	densityPath := fs.String("density", "", "the runs (JSON lines) of bench density")
-	besidePath := fs.String("beside-samples", "", "samples (JSON lines) of the ways run again in a second configuration of the kubelets (make bench's BENCH_GATES)")
-	besideLabel := fs.String("beside-label", "", "what the second configuration is, e.g. EventedPLEG=true (with -beside-samples)")
-	chainPath := fs.String("chain", "", "the pods (JSON lines) of bench chain")
-	neverReadyPath := fs.String("never-ready", "", "the runs (JSON lines) of bench never-ready")
-	out := fs.String("out", "", "folder for report.md, samples.json, timeline-*.svg")
+	fs.StringVar(&o.samples, "samples", "", "samples (JSON lines) of bench run")
+	fs.StringVar(&o.goBench, "gobench", "", "computePodActions benchmark output of hack/bench/run.sh")
+	fs.StringVar(&o.meta, "meta", "", "markdown to put at the top (date, machine, load)")
+	fs.StringVar(&o.segments, "segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
+	fs.StringVar(&o.probeRates, "probe-rates", "", "the runs (JSON lines) of bench probe-rate")
+	fs.StringVar(&o.density, "density", "", "the runs (JSON lines) of bench density")
+	fs.StringVar(&o.besideSamples, "beside-samples", "", "samples (JSON lines) of the ways run again in a second configuration of the kubelets (make bench's BENCH_GATES)")
+	fs.StringVar(&o.besideLabel, "beside-label", "", "what the second configuration is, e.g. EventedPLEG=true (with -beside-samples)")
+	fs.StringVar(&o.chain, "chain", "", "the pods (JSON lines) of bench chain")
+	fs.StringVar(&o.neverReady, "never-ready", "", "the runs (JSON lines) of bench never-ready")
+	fs.StringVar(&o.out, "out", "", "folder for report.md, samples.json, timeline-*.svg")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return o, err
 	}
-	if *samplesPath == "" || *out == "" {
-		return fmt.Errorf("report: -samples and -out are required")
+	if o.samples == "" || o.out == "" {
+		return o, fmt.Errorf("report: -samples and -out are required")
 	}
-	samples, err := results.ReadSamples(*samplesPath)
-	if err != nil {
-		return err
+	return o, nil
+}
+
+// runRecords are the records of a run the report is written from.
+type runRecords struct {
+	samples     []results.Sample // with their Metrics
+	segments    []results.Segment
+	probeRates  []results.ProbeRate
+	density     []results.DensityRun
+	densitySums []DensitySummary
+	chains      []results.ChainPod
+	neverReady  []results.NeverReadyRun
+}
+
+// readRun reads the run's raw files, and computes every sample's metrics
+// and the density runs' summaries.
+func readRun(o options) (runRecords, error) {
+	var r runRecords
+	var err error
+	if r.samples, err = results.ReadSamples(o.samples); err != nil {
+		return r, err
 	}
-	for i := range samples {
-		samples[i].Metrics = results.ComputeMetrics(&samples[i])
+	for i := range r.samples {
+		r.samples[i].Metrics = results.ComputeMetrics(&r.samples[i])
 	}
-	var segs []results.Segment
-	if *segmentsPath != "" {
-		if segs, err = results.ReadSegments(*segmentsPath); err != nil {
-			return err
+	if o.segments != "" {
+		if r.segments, err = results.ReadSegments(o.segments); err != nil {
+			return r, err
 		}
 	}
-	var probeRates []results.ProbeRate
-	if *probeRatesPath != "" {
-		if probeRates, err = results.ReadProbeRates(*probeRatesPath); err != nil {
-			return err
+	if o.probeRates != "" {
+		if r.probeRates, err = results.ReadProbeRates(o.probeRates); err != nil {
+			return r, err
 		}
 	}
-	var densityRuns []results.DensityRun
-	if *densityPath != "" {
-		if densityRuns, err = results.ReadDensityRuns(*densityPath); err != nil {
-			return err
+	if o.density != "" {
+		if r.density, err = results.ReadDensityRuns(o.density); err != nil {
+			return r, err
 		}
 	}
-	densitySums := SummarizeDensity(densityRuns)
-	chains, neverReady, err := readChainAndNeverReady(*chainPath, *neverReadyPath)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	// Every sample, as one JSON document.
+	r.densitySums = SummarizeDensity(r.density)
+	r.chains, r.neverReady, err = readChainAndNeverReady(o.chain, o.neverReady)
+	return r, err
+}
+
+// writeRecordsJSON writes every sample as one JSON document,
+// samples.json, and the segments as segments.json when the run has them.
+func writeRecordsJSON(dir string, samples []results.Sample, segs []results.Segment) error {
 	js, err := json.Marshal(samples)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(*out, "samples.json"), append(js, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "samples.json"), append(js, '\n'), 0o644); err != nil {
 		return err
 	}
-	if segs != nil {
-		js, err := json.Marshal(segs)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(*out, "segments.json"), append(js, '\n'), 0o644); err != nil {
-			return err
-		}
+	if segs == nil {
+		return nil
 	}
+	js, err = json.Marshal(segs)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "segments.json"), append(js, '\n'), 0o644)
+}
+
+// waysMeasured are the ways the samples hold, in the order of Ways.
+func waysMeasured(samples []results.Sample) []string {
 	var ways []string
 	for _, w := range results.Ways {
 		for _, s := range samples {
@@ -111,58 +179,123 @@ func Command(args []string) error {
 			}
 		}
 	}
-	sum := Summarize(samples)
-	var benches []GoBench
-	if *goBench != "" {
-		f, err := os.Open(*goBench)
-		if err != nil {
-			return err
-		}
-		benches, err = ParseGoBench(f)
-		f.Close()
-		if err != nil {
-			return err
-		}
+	return ways
+}
+
+// readGoBench reads the computePodActions benchmark's output; none for no
+// path.
+func readGoBench(path string) ([]GoBench, error) {
+	if path == "" {
+		return nil, nil
 	}
-	// The verdicts, also alone in goals.md, which make bench puts in the
-	// README.
-	var goals strings.Builder
-	verdicts := Goals(sum, benches)
-	if *besidePath != "" {
-		if *besideLabel == "" {
-			return fmt.Errorf("report: -beside-samples needs -beside-label")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	benches, err := ParseGoBench(f)
+	f.Close()
+	return benches, err
+}
+
+// runVerdicts are a run's goals judged.
+type runVerdicts struct {
+	// ways: the goals of bench run's samples (and of the Go benchmark),
+	// each with its verdict in the second configuration beside it when the
+	// run measured one, which besideLabel names ("" otherwise).
+	ways        []Verdict
+	besideLabel string
+	// rates: the goals of the other scenarios (probe-rate, density,
+	// chain, never-ready), which share a table.
+	rates []RateVerdict
+}
+
+// judge judges the run against every goal; with besideSamples, the ways'
+// goals in the second configuration too.
+func judge(run runRecords, sum map[string]map[string]*Stats, benches []GoBench, besideSamples, besideLabel string) (runVerdicts, error) {
+	v := runVerdicts{ways: Goals(sum, benches)}
+	if besideSamples != "" {
+		if besideLabel == "" {
+			return v, fmt.Errorf("report: -beside-samples needs -beside-label")
 		}
-		beside, err := results.ReadSamples(*besidePath)
+		beside, err := results.ReadSamples(besideSamples)
 		if err != nil {
-			return err
+			return v, err
 		}
 		for i := range beside {
 			beside[i].Metrics = results.ComputeMetrics(&beside[i])
 		}
-		verdicts = WithBeside(verdicts, Goals(Summarize(beside), nil))
-	} else {
-		*besideLabel = ""
+		v.ways = WithBeside(v.ways, Goals(Summarize(beside), nil))
+		v.besideLabel = besideLabel
 	}
-	GoalsTable(&goals, verdicts, *besideLabel)
 	// The probe-rate and density verdicts share a table: one more table
 	// would be two more lines of the README, which has a bound.
-	rateVerdicts := append(append(ProbeRateGoals(probeRates), DensityGoals(densitySums)...), chainAndNeverReadyGoals(chains, neverReady)...)
-	if len(rateVerdicts) > 0 {
-		goals.WriteString("\n")
-		ProbeRateGoalsTable(&goals, rateVerdicts)
-	}
-	// One line for the README's results table (make bench writes it there).
-	if err := os.WriteFile(filepath.Join(*out, "goals-summary.txt"), []byte(GoalsSummary(verdicts, rateVerdicts, *besideLabel)+"\n"), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(*out, "goals.md"), []byte(goals.String()), 0o644); err != nil {
-		return err
-	}
+	v.rates = append(append(ProbeRateGoals(run.probeRates), DensityGoals(run.densitySums)...), chainAndNeverReadyGoals(run.chains, run.neverReady)...)
+	return v, nil
+}
 
+// writeGoals writes the verdicts alone, goals.md, which make bench puts
+// in the README, and goals-summary.txt, one line for the README's results
+// table (make bench writes it there); it returns goals.md's text.
+func writeGoals(dir string, v runVerdicts) (string, error) {
+	var goals strings.Builder
+	GoalsTable(&goals, v.ways, v.besideLabel)
+	if len(v.rates) > 0 {
+		goals.WriteString("\n")
+		ProbeRateGoalsTable(&goals, v.rates)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "goals-summary.txt"), []byte(GoalsSummary(v.ways, v.rates, v.besideLabel)+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "goals.md"), []byte(goals.String()), 0o644); err != nil {
+		return "", err
+	}
+	return goals.String(), nil
+}
+
+// writeReportMD writes report.md, section by section, and the pictures
+// and JSON documents its sections come with, into dir.
+func writeReportMD(dir, meta string, run runRecords, ways []string, sum map[string]map[string]*Stats, benches []GoBench, goals string) error {
 	var md strings.Builder
+	if err := writeHead(&md, meta); err != nil {
+		return err
+	}
+	md.WriteString("## Against the goals\n\n")
+	md.WriteString(goals)
+	md.WriteString("\n")
+	waysSection(&md, ways, run.samples)
+	resultsSection(&md, sum, ways, run.samples)
+	if err := aPrimeSection(&md, dir, sum, ways); err != nil {
+		return err
+	}
+	periodSection(&md, sum, ways)
+	costSection(&md, run.samples, run.segments, ways)
+	if len(run.probeRates) > 0 {
+		if err := probeRateSection(&md, dir, run.probeRates); err != nil {
+			return err
+		}
+	}
+	if len(run.density) > 0 {
+		if err := densitySection(&md, dir, run.density, run.densitySums); err != nil {
+			return err
+		}
+	}
+	chainSection(&md, run.chains)
+	neverReadySection(&md, run.neverReady)
+	if len(benches) > 0 {
+		goBenchSection(&md, benches)
+	}
+	if err := timelinesSection(&md, dir, sum, ways, run.samples); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(md.String()), 0o644)
+}
+
+// writeHead writes the title, the run's meta (the file meta, if any) and
+// what the report is.
+func writeHead(md *strings.Builder, meta string) error {
 	md.WriteString("# Sidecar ordering benchmark\n\n")
-	if *meta != "" {
-		b, err := os.ReadFile(*meta)
+	if meta != "" {
+		b, err := os.ReadFile(meta)
 		if err != nil {
 			return err
 		}
@@ -172,79 +305,111 @@ func Command(args []string) error {
 	md.WriteString("Written by `make bench` (hack/bench/run.sh, bench/). What each scenario measures, the goals and the\n" +
 		"analysis of the latest committed run: the README's Benchmarks section. Times in ms; p50 and p95 are\n" +
 		"nearest-rank percentiles, so with few samples p95 is the maximum.\n\n")
-	md.WriteString("## Against the goals\n\n")
-	md.WriteString(goals.String())
-	md.WriteString("\n")
+	return nil
+}
+
+// waysSection lists the ways measured, and how many of a way's pods ran
+// at once.
+func waysSection(md *strings.Builder, ways []string, samples []results.Sample) {
 	md.WriteString("## Ways\n\n")
 	for _, w := range results.Ways {
 		if contains(ways, w.Name) {
-			fmt.Fprintf(&md, "- `%s`: %s\n", w.Name, w.About)
+			fmt.Fprintf(md, "- `%s`: %s\n", w.Name, w.About)
 		}
 	}
 	md.WriteString("\n" + lanesNote(samples) + "\n")
+}
+
+// resultsSection writes the table of every scenario and way, and how many
+// pods had an error.
+func resultsSection(md *strings.Builder, sum map[string]map[string]*Stats, ways []string, samples []results.Sample) {
 	md.WriteString("\n## Results (milliseconds)\n\n")
-	Table(&md, sum, ways)
+	Table(md, sum, ways)
 	errs := 0
 	for _, s := range samples {
 		if s.Error != "" {
 			errs++
 		}
 	}
-	fmt.Fprintf(&md, "\n%d pods measured, %d with an error (their times are kept in samples.json but may be partial).\n", len(samples), errs)
-	if groups := SampleBoxGroups(sum, ways); len(groups) > 0 {
-		const name = "aprime.svg"
-		title := "a′: sidecar /ready turns 200 → first app start, every pod of every way"
-		if err := writeSVG(*out, name, func(w io.Writer) error {
-			return pictures.WriteBoxPlot(w, title, "milliseconds", groups, 250, "goal: p95 ≤ 250 ms")
-		}); err != nil {
-			return err
-		}
-		md.WriteString("\n## a′ per way\n\nEvery pod's a′ of the table above, way by way (the postStart way's apps wait for its hook).\n\n")
-		fmt.Fprintf(&md, "![%s](%s)\n", title, name)
+	fmt.Fprintf(md, "\n%d pods measured, %d with an error (their times are kept in samples.json but may be partial).\n", len(samples), errs)
+}
+
+// aPrimeSection draws every pod's a′, way by way (aprime.svg), when the
+// run has any.
+func aPrimeSection(md *strings.Builder, dir string, sum map[string]map[string]*Stats, ways []string) error {
+	groups := SampleBoxGroups(sum, ways)
+	if len(groups) == 0 {
+		return nil
 	}
+	const name = "aprime.svg"
+	title := "a′: sidecar /ready turns 200 → first app start, every pod of every way"
+	if err := writeSVG(dir, name, func(w io.Writer) error {
+		return pictures.WriteBoxPlot(w, title, "milliseconds", groups, 250, "goal: p95 ≤ 250 ms")
+	}); err != nil {
+		return err
+	}
+	md.WriteString("\n## a′ per way\n\nEvery pod's a′ of the table above, way by way (the postStart way's apps wait for its hook).\n\n")
+	fmt.Fprintf(md, "![%s](%s)\n", title, name)
+	return nil
+}
+
+// periodSection writes a′ by the probes' periodSeconds, when the run has
+// a′ of any way.
+func periodSection(md *strings.Builder, sum map[string]map[string]*Stats, ways []string) {
 	var periods strings.Builder
-	if PeriodTable(&periods, sum, ways) {
-		md.WriteString("\n## a′ by the probes' periodSeconds\n\n")
-		md.WriteString("a′ (a sidecar's /ready turns 200 → the first app start) of the same pods, side by side, with the\n" +
-			"sidecars' probes at periodSeconds 1 and at the API's default, periodSeconds 10 (the `-p10` ways).\n" +
-			"The postStart way's apps wait for its hook, which polls /ready every 100 ms whatever the probe says.\n\n")
-		md.WriteString(periods.String())
+	if !PeriodTable(&periods, sum, ways) {
+		return
 	}
+	md.WriteString("\n## a′ by the probes' periodSeconds\n\n")
+	md.WriteString("a′ (a sidecar's /ready turns 200 → the first app start) of the same pods, side by side, with the\n" +
+		"sidecars' probes at periodSeconds 1 and at the API's default, periodSeconds 10 (the `-p10` ways).\n" +
+		"The postStart way's apps wait for its hook, which polls /ready every 100 ms whatever the probe says.\n\n")
+	md.WriteString(periods.String())
+}
+
+// costSection writes what the probes and the kubelet's CPU cost while the
+// pods waited, when the table has a row.
+func costSection(md *strings.Builder, samples []results.Sample, segs []results.Segment, ways []string) {
 	costs := Costs(samples, segs, ways)
 	var costTable strings.Builder
 	CostTable(&costTable, costs, ways)
-	if strings.Count(costTable.String(), "\n") > 2 {
-		md.WriteString("\n## Probes and kubelet CPU while pods wait\n\n")
-		md.WriteString(costNote)
-		md.WriteString(costTable.String())
-		if l := IdleLine(segs); l != "" {
-			md.WriteString("\n" + l + "\n")
-		}
+	if strings.Count(costTable.String(), "\n") <= 2 {
+		return
 	}
-	if len(probeRates) > 0 {
-		md.WriteString("\n## Probe runs with many sidecars waiting\n\n")
-		md.WriteString(ProbeRateNote)
-		ProbeRateTable(&md, probeRates)
-		if js, err := json.Marshal(probeRates); err != nil {
-			return err
-		} else if err := os.WriteFile(filepath.Join(*out, "probe-rates.json"), append(js, '\n'), 0o644); err != nil {
-			return err
-		}
+	md.WriteString("\n## Probes and kubelet CPU while pods wait\n\n")
+	md.WriteString(costNote)
+	md.WriteString(costTable.String())
+	if l := IdleLine(segs); l != "" {
+		md.WriteString("\n" + l + "\n")
 	}
-	if len(densityRuns) > 0 {
-		if err := densitySection(&md, *out, densityRuns, densitySums); err != nil {
-			return err
-		}
+}
+
+// probeRateSection writes the probe-rate runs' table, and the runs as one
+// JSON document (probe-rates.json).
+func probeRateSection(md *strings.Builder, dir string, runs []results.ProbeRate) error {
+	md.WriteString("\n## Probe runs with many sidecars waiting\n\n")
+	md.WriteString(ProbeRateNote)
+	ProbeRateTable(md, runs)
+	js, err := json.Marshal(runs)
+	if err != nil {
+		return err
 	}
-	chainSection(&md, chains)
-	neverReadySection(&md, neverReady)
-	if len(benches) > 0 {
-		md.WriteString("\n## computePodActions, patched against upstream\n\n")
-		md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +
-			"function copied into the pristine tree); a pod of three running containers, with the feature gate at its default.\n\n")
-		GoBenchTable(&md, benches)
-		md.WriteString("\nOn a busy machine the times of single runs spread widely; the allocations are exact.\n")
-	}
+	return os.WriteFile(filepath.Join(dir, "probe-rates.json"), append(js, '\n'), 0o644)
+}
+
+// goBenchSection writes the computePodActions benchmark of both trees.
+func goBenchSection(md *strings.Builder, benches []GoBench) {
+	md.WriteString("\n## computePodActions, patched against upstream\n\n")
+	md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +
+		"function copied into the pristine tree); a pod of three running containers, with the feature gate at its default.\n\n")
+	GoBenchTable(md, benches)
+	md.WriteString("\nOn a busy machine the times of single runs spread widely; the allocations are exact.\n")
+}
+
+// timelinesSection draws one timeline per scenario (timeline-a.svg to
+// timeline-e.svg): for every way, its pod whose value is the scenario's
+// median.
+func timelinesSection(md *strings.Builder, dir string, sum map[string]map[string]*Stats, ways []string, samples []results.Sample) error {
 	md.WriteString("\n## Timelines\n\nEach picture shows, for every way, the pod whose value is the median of the scenario.\n\n")
 	for _, letter := range []string{"a", "b", "c", "d", "e"} {
 		key := pictureKey(letter)
@@ -262,20 +427,12 @@ func Command(args []string) error {
 		}
 		title := scenarioTitle(key)
 		name := "timeline-" + letter + ".svg"
-		f, err := os.Create(filepath.Join(*out, name))
-		if err != nil {
+		if err := writeSVG(dir, name, func(w io.Writer) error { return pictures.WriteTimeline(w, title, panels) }); err != nil {
 			return err
 		}
-		if err := pictures.WriteTimeline(f, title, panels); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		fmt.Fprintf(&md, "### %s\n\n![%s](%s)\n\n", title, title, name)
+		fmt.Fprintf(md, "### %s\n\n![%s](%s)\n\n", title, title, name)
 	}
-	return os.WriteFile(filepath.Join(*out, "report.md"), []byte(md.String()), 0o644)
+	return nil
 }
 
 // writeSVG writes one picture into dir.
