@@ -75,12 +75,12 @@ func execReadyProbe(port int) *v1.Probe {
 		Command: []string{"/testserver", "wait-ready", "--timeout", "1ms", "--out", "/dev/null", url}}}}
 }
 
-// chainPod is the way's service pod with n sidecars sc1..scn (PodFor), each
+// chainPod is the way's service pod with n sidecars sc1..scn (podFor), each
 // ready ChainReadyAfter after its start, its probe (readiness, or startup
 // for native-startup; the postStart way's readiness probe, which its hook
 // does not wait for) the exec probe of execReadyProbe.
 func chainPod(w results.Way, name string, n int) *v1.Pod {
-	pod := PodFor(w, results.KindService, n, name)
+	pod := podFor(w, results.KindService, n, name)
 	pod.Labels[chainLabel] = "true"
 	for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range list {

@@ -77,11 +77,11 @@ const (
 	densityReadyMax = 3 * time.Second
 )
 
-// DensityDelays is the READY_AFTER of the sidecar of each of the n pods of
+// densityDelays is the READY_AFTER of the sidecar of each of the n pods of
 // run number run: uniform over [0.5 s, 3 s] in whole milliseconds, drawn
 // from a PCG seeded by seed, n and run, so that every way of a run meets
 // the same delays and a run can be repeated exactly.
-func DensityDelays(seed uint64, n, run int) []time.Duration {
+func densityDelays(seed uint64, n, run int) []time.Duration {
 	rng := rand.New(rand.NewPCG(seed, uint64(n)<<32|uint64(uint32(run))))
 	steps := int64((densityReadyMax - densityReadyMin) / time.Millisecond)
 	out := make([]time.Duration, n)
@@ -91,9 +91,9 @@ func DensityDelays(seed uint64, n, run int) []time.Duration {
 	return out
 }
 
-// ParseDensityList reads a list of pod counts such as "10,30,100": ""
+// parseDensityList reads a list of pod counts such as "10,30,100": ""
 // and "0" are the empty list (no density runs).
-func ParseDensityList(s string) ([]int, error) {
+func parseDensityList(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "0" {
 		return nil, nil
@@ -127,7 +127,7 @@ func densityProbe(w results.Way) string {
 // densityPod is the way's pod of one sidecar (sc1) and its app, the
 // sidecar ready readyAfter after it starts.
 func densityPod(w results.Way, name string, readyAfter time.Duration) *v1.Pod {
-	pod := PodFor(w, results.KindService, 1, name)
+	pod := podFor(w, results.KindService, 1, name)
 	pod.Labels[densityLabel] = "true"
 	for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for i := range list {
@@ -440,7 +440,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		}
 		dr.Error += fmt.Sprintf(format, a...)
 	}
-	delays := DensityDelays(d.seed, n, run)
+	delays := densityDelays(d.seed, n, run)
 	pods := make([]*v1.Pod, n)
 	names := make([]string, n)
 	dr.Pods = make([]results.DensityPod, n)
@@ -804,7 +804,7 @@ func DensityCommand(args []string) error {
 	if *kubeconfig == "" || *cri == "" || *podLogs == "" || *kubeletURL == "" || *waysFlag == "" || *out == "" {
 		return errors.New("density: -kubeconfig, -cri, -pod-logs, -kubelet-url, -ways and -out are required")
 	}
-	ns, err := ParseDensityList(*counts)
+	ns, err := parseDensityList(*counts)
 	if err != nil {
 		return fmt.Errorf("density: -n: %v", err)
 	}

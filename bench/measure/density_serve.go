@@ -105,9 +105,9 @@ func checkServeCgroup(root string, pids map[string]int) error {
 	return nil
 }
 
-// CountTimeWait counts the sockets in state TIME_WAIT (06) in the text of
+// countTimeWait counts the sockets in state TIME_WAIT (06) in the text of
 // /proc/net/tcp or /proc/net/tcp6.
-func CountTimeWait(r io.Reader) (int, error) {
+func countTimeWait(r io.Reader) (int, error) {
 	sc := bufio.NewScanner(r)
 	n := 0
 	first := true
@@ -141,7 +141,7 @@ func readTimeWait() (int, error) {
 			}
 			return 0, err
 		}
-		n, err := CountTimeWait(f)
+		n, err := countTimeWait(f)
 		f.Close()
 		if err != nil {
 			return 0, fmt.Errorf("%s: %v", p, err)
@@ -160,9 +160,9 @@ func requestKind(labels map[string]string) string {
 	return kind
 }
 
-// ParseAPICounts sums apiserver_request_total from the API server's
+// parseAPICounts sums apiserver_request_total from the API server's
 // /metrics text.
-func ParseAPICounts(r io.Reader) (results.APICounts, error) {
+func parseAPICounts(r io.Reader) (results.APICounts, error) {
 	var c results.APICounts
 	seen := false
 	err := forEachCounter(r, "apiserver_request_total", func(labels map[string]string, v float64) {
@@ -222,7 +222,7 @@ func readAPICounts(ctx context.Context, cs kubernetes.Interface) (results.APICou
 		return results.APICounts{}, fmt.Errorf("the API server's metrics: %w", err)
 	}
 	defer rc.Close()
-	return ParseAPICounts(rc)
+	return parseAPICounts(rc)
 }
 
 // newDensityAPI is a run's API counts at its four marks, with the

@@ -39,12 +39,12 @@ func TestCountTimeWait(t *testing.T) {
    3: 0A580101:D2F0 0A580106:1F90 06 00000000:00000000 03:00000C11 00000000     0        0 0 3 0000000000000000
 
 `
-	n, err := CountTimeWait(strings.NewReader(text))
+	n, err := countTimeWait(strings.NewReader(text))
 	if err != nil || n != 2 {
-		t.Errorf("CountTimeWait = %d, %v; want 2 (the listener, the established one and the header are not)", n, err)
+		t.Errorf("countTimeWait = %d, %v; want 2 (the listener, the established one and the header are not)", n, err)
 	}
 	// The header's "st" column is no socket, even when nothing follows.
-	if n, _ := CountTimeWait(strings.NewReader("  sl  local_address rem_address   st\n")); n != 0 {
+	if n, _ := countTimeWait(strings.NewReader("  sl  local_address rem_address   st\n")); n != 0 {
 		t.Errorf("a header alone: %d", n)
 	}
 	// This machine's own tables parse.
@@ -68,7 +68,7 @@ apiserver_request_total{code="0",component="apiserver",dry_run="",group="",resou
 apiserver_request_duration_seconds_count{component="apiserver",resource="pods",verb="POST"} 10
 apiserver_request_terminations_total{code="429"} 7
 `
-	got, err := ParseAPICounts(strings.NewReader(text))
+	got, err := parseAPICounts(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ apiserver_request_terminations_total{code="429"} 7
 		"POST pods": 10, "WATCH pods": 1,
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ParseAPICounts (-want +got):\n%s", diff)
+		t.Errorf("parseAPICounts (-want +got):\n%s", diff)
 	}
 	before := results.APICounts{All: 77, EventCreates: 40, PodStatus: 15, ByRequest: map[string]float64{
 		"POST events": 40, "PATCH events": 5, "PATCH pods/status": 14, "PUT pods/status": 1, "GET pods/status": 9,
@@ -93,10 +93,10 @@ apiserver_request_terminations_total{code="429"} 7
 	}
 	// Metrics without the counter (another endpoint, a cut body): an
 	// error, never counts of 0.
-	if _, err := ParseAPICounts(strings.NewReader("process_start_time_seconds 1\n")); err == nil {
+	if _, err := parseAPICounts(strings.NewReader("process_start_time_seconds 1\n")); err == nil {
 		t.Error("metrics without apiserver_request_total gave counts")
 	}
-	if _, err := ParseAPICounts(strings.NewReader(`apiserver_request_total{verb="POST} 1`)); err == nil {
+	if _, err := parseAPICounts(strings.NewReader(`apiserver_request_total{verb="POST} 1`)); err == nil {
 		t.Error("a broken label parsed")
 	}
 }

@@ -37,20 +37,20 @@ import (
 func TestDensityDelays(t *testing.T) {
 	// The same seed, count and run give the same delays, whatever the way;
 	// another run or seed others; all within [0.5 s, 3 s] in whole ms.
-	a, b := DensityDelays(28, 100, 1), DensityDelays(28, 100, 1)
+	a, b := densityDelays(28, 100, 1), densityDelays(28, 100, 1)
 	if diff := cmp.Diff(a, b); diff != "" {
 		t.Errorf("two draws of the same run differ (-first +second):\n%s", diff)
 	}
-	for _, other := range [][]time.Duration{DensityDelays(28, 100, 2), DensityDelays(29, 100, 1)} {
+	for _, other := range [][]time.Duration{densityDelays(28, 100, 2), densityDelays(29, 100, 1)} {
 		if cmp.Equal(a, other) {
 			t.Errorf("another run or seed drew the same delays")
 		}
 	}
-	if got := DensityDelays(28, 30, 0); len(got) != 30 || cmp.Equal(got, DensityDelays(28, 100, 0)[:30]) {
+	if got := densityDelays(28, 30, 0); len(got) != 30 || cmp.Equal(got, densityDelays(28, 100, 0)[:30]) {
 		t.Errorf("30 pods: %d delays, or the same as the first 30 of 100 (the count seeds the draw)", len(got))
 	}
 	low, high := time.Duration(math.MaxInt64), time.Duration(0)
-	for _, d := range DensityDelays(1, 2000, 0) {
+	for _, d := range densityDelays(1, 2000, 0) {
 		if d < densityReadyMin || d > densityReadyMax || d%time.Millisecond != 0 {
 			t.Fatalf("delay %v outside [0.5 s, 3 s] or not whole ms", d)
 		}
@@ -59,7 +59,7 @@ func TestDensityDelays(t *testing.T) {
 	if low > 600*time.Millisecond || high < 2900*time.Millisecond {
 		t.Errorf("2000 delays span only %v to %v: not spread over the range", low, high)
 	}
-	if got := DensityDelays(1, 0, 0); len(got) != 0 {
+	if got := densityDelays(1, 0, 0); len(got) != 0 {
 		t.Errorf("no pods: %v", got)
 	}
 }
@@ -84,12 +84,12 @@ func TestParseDensityList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseDensityList(tt.in)
+			got, err := parseDensityList(tt.in)
 			if (err != nil) != tt.wantErr {
-				t.Fatalf("ParseDensityList(%q) error %v, want error %v", tt.in, err, tt.wantErr)
+				t.Fatalf("parseDensityList(%q) error %v, want error %v", tt.in, err, tt.wantErr)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ParseDensityList(%q) (-want +got):\n%s", tt.in, diff)
+				t.Errorf("parseDensityList(%q) (-want +got):\n%s", tt.in, diff)
 			}
 		})
 	}

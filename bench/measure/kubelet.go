@@ -41,10 +41,10 @@ import (
 // probeKey names one probe: pod, container, probe type.
 type probeKey struct{ pod, container, probeType string }
 
-// ParseProbeMetrics reads the Prometheus text of the kubelet's
+// parseProbeMetrics reads the Prometheus text of the kubelet's
 // /metrics/probes and returns prober_probe_total of the pods of namespace,
 // by pod, container and probe type.
-func ParseProbeMetrics(r io.Reader, namespace string) (map[probeKey]*results.ProbeCount, error) {
+func parseProbeMetrics(r io.Reader, namespace string) (map[probeKey]*results.ProbeCount, error) {
 	out := map[probeKey]*results.ProbeCount{}
 	err := forEachCounter(r, "prober_probe_total", func(labels map[string]string, value float64) {
 		if labels["namespace"] != namespace {
@@ -134,7 +134,7 @@ func (k *kubeletMetrics) get(ctx context.Context, path string, parse func(io.Rea
 func (k *kubeletMetrics) probes(ctx context.Context, namespace string) (map[probeKey]*results.ProbeCount, error) {
 	var counts map[probeKey]*results.ProbeCount
 	err := k.get(ctx, "/metrics/probes", func(r io.Reader) (err error) {
-		counts, err = ParseProbeMetrics(r, namespace)
+		counts, err = parseProbeMetrics(r, namespace)
 		return err
 	})
 	return counts, err
@@ -144,42 +144,42 @@ func (k *kubeletMetrics) probes(ctx context.Context, namespace string) (map[prob
 // every Linux architecture the kubelet runs on.
 const clockTicks = 100
 
-// ProcCPU is a process's CPU time from /proc/<pid>/stat.
-type ProcCPU struct {
+// procCPU is a process's CPU time from /proc/<pid>/stat.
+type procCPU struct {
 	Seconds   float64 // utime + stime
 	StartTime uint64  // in clock ticks after boot: tells a reused pid apart
 }
 
-// ParseProcStat reads utime, stime and starttime from the text of
+// parseProcStat reads utime, stime and starttime from the text of
 // /proc/<pid>/stat (the command name may hold spaces and parentheses).
-func ParseProcStat(stat string) (ProcCPU, error) {
+func parseProcStat(stat string) (procCPU, error) {
 	i := strings.LastIndex(stat, ")")
 	if i < 0 {
-		return ProcCPU{}, fmt.Errorf("no command name in %q", stat)
+		return procCPU{}, fmt.Errorf("no command name in %q", stat)
 	}
 	f := strings.Fields(stat[i+1:])
 	// f[0] is field 3 (state); utime, stime and starttime are fields 14,
 	// 15 and 22.
 	if len(f) < 20 {
-		return ProcCPU{}, fmt.Errorf("too few fields in %q", stat)
+		return procCPU{}, fmt.Errorf("too few fields in %q", stat)
 	}
 	var v [3]uint64
 	for j, field := range []int{14, 15, 22} {
 		n, err := strconv.ParseUint(f[field-3], 10, 64)
 		if err != nil {
-			return ProcCPU{}, fmt.Errorf("field %d of %q: %v", field, stat, err)
+			return procCPU{}, fmt.Errorf("field %d of %q: %v", field, stat, err)
 		}
 		v[j] = n
 	}
-	return ProcCPU{Seconds: float64(v[0]+v[1]) / clockTicks, StartTime: v[2]}, nil
+	return procCPU{Seconds: float64(v[0]+v[1]) / clockTicks, StartTime: v[2]}, nil
 }
 
-func readProcCPU(pid int) (ProcCPU, error) {
+func readProcCPU(pid int) (procCPU, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return ProcCPU{}, err
+		return procCPU{}, err
 	}
-	return ParseProcStat(string(b))
+	return parseProcStat(string(b))
 }
 
 // A loggedProbe is one "Probe failed" line of the kubelet's log.
@@ -188,13 +188,13 @@ type loggedProbe struct {
 	at                   int64 // Unix ns
 }
 
-// ParseProbeFailedLine reads a klog text line of the kubelet's prober:
+// parseProbeFailedLine reads a klog text line of the kubelet's prober:
 //
 //	I1123 18:57:19.988427   24516 prober.go:123] "Probe failed" probeType="Readiness" pod="ns/name" podUID="..." containerName="c" probeResult="failure" output="..."
 //
 // The header has no year and is in the kubelet's local time; the year is
 // taken from now (the last one, for a date after now).
-func ParseProbeFailedLine(line string, now time.Time) (pod string, p loggedProbe, ok bool) {
+func parseProbeFailedLine(line string, now time.Time) (pod string, p loggedProbe, ok bool) {
 	_, msg, found := strings.Cut(line, "] \"Probe failed\" ")
 	if !found || len(line) < 21 {
 		return "", p, false
@@ -276,7 +276,7 @@ func (l *probeLog) catchUp() error {
 		if !strings.Contains(line, "\"Probe failed\"") || !strings.Contains(line, "pod=\""+l.prefix) {
 			continue
 		}
-		pod, p, ok := ParseProbeFailedLine(line, now)
+		pod, p, ok := parseProbeFailedLine(line, now)
 		if !ok || !strings.HasPrefix(pod, l.prefix) {
 			continue
 		}

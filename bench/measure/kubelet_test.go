@@ -41,7 +41,7 @@ prober_probe_total{container="sc\"x",namespace="sk-bench",pod="p2",pod_uid="u2",
 prober_probe_duration_seconds_count{container="sc1",namespace="sk-bench",pod="p1",probe_type="Readiness"} 2
 process_start_time_seconds 1.79545968489e+09
 `
-	got, err := ParseProbeMetrics(strings.NewReader(text), "sk-bench")
+	got, err := parseProbeMetrics(strings.NewReader(text), "sk-bench")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ process_start_time_seconds 1.79545968489e+09
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(probeKey{})); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
-	if _, err := ParseProbeMetrics(strings.NewReader(`prober_probe_total{pod="x} 1`), "sk-bench"); err == nil {
+	if _, err := parseProbeMetrics(strings.NewReader(`prober_probe_total{pod="x} 1`), "sk-bench"); err == nil {
 		t.Error("an unterminated label value parsed")
 	}
 }
@@ -61,16 +61,16 @@ process_start_time_seconds 1.79545968489e+09
 func TestParseProcStat(t *testing.T) {
 	// The command name may hold spaces and parentheses.
 	stat := "24516 (kube let) x) S 1 24516 24516 0 -1 4194560 30402 0 0 0 1234 567 0 0 20 0 14 0 224989 2092392448 26270 18446744073709551615 1 1 0 0 0 0 0 0 2143420159 0 0 0 17 1 0 0 0 0 0"
-	got, err := ParseProcStat(stat)
+	got, err := parseProcStat(stat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (ProcCPU{Seconds: 18.01, StartTime: 224989}); math.Abs(got.Seconds-want.Seconds) > 1e-9 || got.StartTime != want.StartTime {
-		t.Errorf("ParseProcStat = %+v, want %+v", got, want)
+	if want := (procCPU{Seconds: 18.01, StartTime: 224989}); math.Abs(got.Seconds-want.Seconds) > 1e-9 || got.StartTime != want.StartTime {
+		t.Errorf("parseProcStat = %+v, want %+v", got, want)
 	}
 	for _, bad := range []string{"", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 x 12 13 14 15 16 17 18 19 20"} {
-		if _, err := ParseProcStat(bad); err == nil {
-			t.Errorf("ParseProcStat(%q) did not fail", bad)
+		if _, err := parseProcStat(bad); err == nil {
+			t.Errorf("parseProcStat(%q) did not fail", bad)
 		}
 	}
 	// This process's own stat parses too.
@@ -83,7 +83,7 @@ const failedLine = `I1123 18:57:19.988427   24516 prober.go:123] "Probe failed" 
 
 func TestParseProbeFailedLine(t *testing.T) {
 	now := time.Date(2026, 11, 23, 19, 0, 0, 0, time.UTC)
-	pod, p, ok := ParseProbeFailedLine(failedLine, now)
+	pod, p, ok := parseProbeFailedLine(failedLine, now)
 	if !ok {
 		t.Fatal("not parsed")
 	}
@@ -92,7 +92,7 @@ func TestParseProbeFailedLine(t *testing.T) {
 		t.Errorf("got %q %+v, want %+v", pod, p, want)
 	}
 	// A line of 31 December read on 1 January is last year's.
-	if _, p, _ := ParseProbeFailedLine(strings.Replace(failedLine, "I1123 18:57", "I1231 23:59", 1), time.Date(2027, 1, 1, 0, 0, 1, 0, time.UTC)); time.Unix(0, p.at).UTC().Year() != 2026 {
+	if _, p, _ := parseProbeFailedLine(strings.Replace(failedLine, "I1123 18:57", "I1231 23:59", 1), time.Date(2027, 1, 1, 0, 0, 1, 0, time.UTC)); time.Unix(0, p.at).UTC().Year() != 2026 {
 		t.Errorf("year %d, want 2026", time.Unix(0, p.at).UTC().Year())
 	}
 	for _, line := range []string{
@@ -100,7 +100,7 @@ func TestParseProbeFailedLine(t *testing.T) {
 		strings.Replace(failedLine, ` containerName="sc1"`, "", 1),
 		"I1123 18:5",
 	} {
-		if _, _, ok := ParseProbeFailedLine(line, now); ok {
+		if _, _, ok := parseProbeFailedLine(line, now); ok {
 			t.Errorf("parsed %q", line)
 		}
 	}

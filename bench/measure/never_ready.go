@@ -23,7 +23,7 @@ package measure
 // Each way creates, at once, -pods pods of bench probe-rate (probeRatePod:
 // one sidecar whose /ready never answers 200) and one such pod for each
 // delay of -late whose sidecar turns ready after it; then, at each time of
-// -fresh, one new pod whose sidecar turns ready FreshReadyAfter after its
+// -fresh, one new pod whose sidecar turns ready freshReadyAfter after its
 // start. The fresh pods are what the goal's a′ judges: the waiting
 // sidecars must not hold back the checks of the sidecars that start next to
 // them. A late sidecar has been waited on for a while when it turns ready,
@@ -65,9 +65,9 @@ import (
 const (
 	neverReadyLabel     = "bench.sidecar-kubelet.io/never-ready"
 	neverReadyPodPrefix = "nr-"
-	// FreshReadyAfter is when a fresh pod's sidecar turns ready, after its
+	// freshReadyAfter is when a fresh pod's sidecar turns ready, after its
 	// start: within bench density's delays (0.5 to 3 s).
-	FreshReadyAfter = time.Second
+	freshReadyAfter = time.Second
 )
 
 // probePeriod is the periodSeconds of the pod's sidecar's probe of type t
@@ -90,9 +90,9 @@ func probePeriod(pod *v1.Pod, t string) int32 {
 	return 10
 }
 
-// ParseLateReady reads the late sidecars' delays, "15s,30s,45s": each
+// parseLateReady reads the late sidecars' delays, "15s,30s,45s": each
 // within the kubelet's minute of extra checks; "" or "0": none.
-func ParseLateReady(s string) ([]time.Duration, error) {
+func parseLateReady(s string) ([]time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "0" {
 		return nil, nil
@@ -137,9 +137,9 @@ func neverReadyPods(w results.Way, never int, late, fresh []time.Duration) ([]*v
 		recs = append(recs, results.NeverReadyPod{Name: pod.Name, ReadyAfter: float64(d.Milliseconds())})
 	}
 	for i, at := range fresh {
-		pod := readyAfter(fmt.Sprintf("%s%s-fresh-%d", neverReadyPodPrefix, short, i), FreshReadyAfter)
+		pod := readyAfter(fmt.Sprintf("%s%s-fresh-%d", neverReadyPodPrefix, short, i), freshReadyAfter)
 		pods = append(pods, pod)
-		recs = append(recs, results.NeverReadyPod{Name: pod.Name, ReadyAfter: float64(FreshReadyAfter.Milliseconds()), Fresh: true, CreatedAfter: float64(at.Milliseconds())})
+		recs = append(recs, results.NeverReadyPod{Name: pod.Name, ReadyAfter: float64(freshReadyAfter.Milliseconds()), Fresh: true, CreatedAfter: float64(at.Milliseconds())})
 	}
 	for _, p := range pods {
 		p.Labels[neverReadyLabel] = "true"
@@ -164,7 +164,7 @@ func scrapeNeverReady(ctx context.Context, km *kubeletMetrics, prefix, probeType
 	}
 	s.Sent = time.Now().UnixNano()
 	if err := km.get(ctx, "/metrics", func(r io.Reader) (err error) {
-		s.Extra, s.Limited, err = ParseExtraProbeRuns(r)
+		s.Extra, s.Limited, err = parseExtraProbeRuns(r)
 		return err
 	}); err != nil {
 		return s, err
@@ -332,11 +332,11 @@ func NeverReadyCommand(args []string) error {
 	if *never < 1 {
 		return errors.New("never-ready: -pods must be at least 1")
 	}
-	late, err := ParseLateReady(*lateFlag)
+	late, err := parseLateReady(*lateFlag)
 	if err != nil {
 		return fmt.Errorf("never-ready: -late: %v", err)
 	}
-	fresh, err := ParseLateReady(*freshFlag)
+	fresh, err := parseLateReady(*freshFlag)
 	if err != nil {
 		return fmt.Errorf("never-ready: -fresh: %v", err)
 	}

@@ -40,13 +40,13 @@ func TestParseLateReady(t *testing.T) {
 		{in: "-1s", wantErr: true}, {in: "15", wantErr: true}, {in: "15s,,30s", wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := ParseLateReady(tt.in)
+		got, err := parseLateReady(tt.in)
 		if (err != nil) != tt.wantErr {
-			t.Errorf("ParseLateReady(%q) err = %v, want error %v", tt.in, err, tt.wantErr)
+			t.Errorf("parseLateReady(%q) err = %v, want error %v", tt.in, err, tt.wantErr)
 			continue
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ParseLateReady(%q) (-want +got):\n%s", tt.in, diff)
+			t.Errorf("parseLateReady(%q) (-want +got):\n%s", tt.in, diff)
 		}
 	}
 }

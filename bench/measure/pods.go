@@ -39,14 +39,14 @@ const (
 	appDrain   = "300ms" // the app drains this long on SIGTERM
 )
 
-// JobRunTime is how long the Job app of the pod with this name runs before
+// jobRunTime is how long the Job app of the pod with this name runs before
 // it exits 0: one second plus 0 to 999 ms, spread evenly by the pod's name.
 // The kubelet sees an exit at its next relist (once a second), and what
 // follows is paced by the relists after it. A fixed run time put every exit
 // of a way at the same phase of that second, since the app starts in a sync
 // that follows a relist or a probe: b came out in two clusters 1 s apart,
 // one per way, as if the ways differed. Real apps exit at any phase.
-func JobRunTime(podName string) time.Duration {
+func jobRunTime(podName string) time.Duration {
 	h := fnv.New32a()
 	h.Write([]byte(podName))
 	return time.Second + time.Duration(h.Sum32()%1000)*time.Millisecond
@@ -71,11 +71,11 @@ func httpProbe(port int, period int32) *v1.Probe {
 	return p
 }
 
-// PodFor builds the pod of a way: n sidecars sc1..scn (each a testserver
+// podFor builds the pod of a way: n sidecars sc1..scn (each a testserver
 // ready 200 ms after it starts, on port 8081+i) and one app container
 // "app", a service (runs until deleted, drains 300 ms on SIGTERM) or a Job
-// app (exits 0 JobRunTime after it starts).
-func PodFor(w results.Way, kind string, n int, name string) *v1.Pod {
+// app (exits 0 jobRunTime after it starts).
+func podFor(w results.Way, kind string, n int, name string) *v1.Pod {
 	period := w.Period
 	if period == 0 {
 		period = 1
@@ -99,7 +99,7 @@ func PodFor(w results.Way, kind string, n int, name string) *v1.Pod {
 	}
 	if kind == results.KindJob {
 		pod.Spec.RestartPolicy = v1.RestartPolicyNever
-		app.Env = append(app.Env, envs("EXIT_AFTER", JobRunTime(name).String(), "EXIT_CODE", "0")...)
+		app.Env = append(app.Env, envs("EXIT_AFTER", jobRunTime(name).String(), "EXIT_CODE", "0")...)
 		if w.Style == "none" {
 			n = 0 // a Job pod with plain extra containers would never finish
 		}

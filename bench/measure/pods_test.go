@@ -53,7 +53,7 @@ func TestPodFor(t *testing.T) {
 			if !ok {
 				t.Fatalf("no way %s", tt.way)
 			}
-			p := PodFor(w, tt.kind, tt.n, "p")
+			p := podFor(w, tt.kind, tt.n, "p")
 			if len(p.Spec.InitContainers) != tt.inits || len(p.Spec.Containers) != tt.containers {
 				t.Errorf("%d init containers and %d containers, want %d and %d", len(p.Spec.InitContainers), len(p.Spec.Containers), tt.inits, tt.containers)
 			}
@@ -88,12 +88,12 @@ func TestJobRunTime(t *testing.T) {
 	tenths := map[int]int{}
 	for i := 0; i < 1000; i++ {
 		name := fmt.Sprintf("w%d-job1-r%d-%x", i%7, i/7, 0x3be54)
-		d := JobRunTime(name)
+		d := jobRunTime(name)
 		if d < time.Second || d >= 2*time.Second {
-			t.Fatalf("JobRunTime(%q) = %v, want [1s, 2s)", name, d)
+			t.Fatalf("jobRunTime(%q) = %v, want [1s, 2s)", name, d)
 		}
-		if again := JobRunTime(name); again != d {
-			t.Fatalf("JobRunTime(%q) = %v, then %v", name, d, again)
+		if again := jobRunTime(name); again != d {
+			t.Fatalf("jobRunTime(%q) = %v, then %v", name, d, again)
 		}
 		tenths[int((d-time.Second)/(100*time.Millisecond))]++
 	}
@@ -104,7 +104,7 @@ func TestJobRunTime(t *testing.T) {
 	}
 
 	w, _ := results.WayByName("fork/annotated")
-	p := PodFor(w, results.KindJob, 1, "w0-job1-r0-1")
+	p := podFor(w, results.KindJob, 1, "w0-job1-r0-1")
 	var exitAfter string
 	for _, c := range p.Spec.Containers {
 		for _, e := range c.Env {
@@ -113,7 +113,7 @@ func TestJobRunTime(t *testing.T) {
 			}
 		}
 	}
-	if want := JobRunTime("w0-job1-r0-1").String(); exitAfter != want {
+	if want := jobRunTime("w0-job1-r0-1").String(); exitAfter != want {
 		t.Errorf("the Job app's EXIT_AFTER is %q, want %q", exitAfter, want)
 	}
 }
@@ -146,7 +146,7 @@ func TestPodForProbePeriods(t *testing.T) {
 			if got := w.WaitsOnKubeletProbe(); got != tt.kubeletWay {
 				t.Errorf("WaitsOnKubeletProbe() = %v, want %v", got, tt.kubeletWay)
 			}
-			p := PodFor(w, tt.kind, 3, "p")
+			p := podFor(w, tt.kind, 3, "p")
 			n := 0
 			for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
 				if !strings.HasPrefix(c.Name, "sc") {

@@ -48,10 +48,10 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
-// ParseExtraProbeRuns reads kubelet_sidecar_extra_probe_runs_total from
+// parseExtraProbeRuns reads kubelet_sidecar_extra_probe_runs_total from
 // the Prometheus text of the kubelet's /metrics: 0, 0 from a kubelet
 // without it (upstream's).
-func ParseExtraProbeRuns(r io.Reader) (run, limited float64, err error) {
+func parseExtraProbeRuns(r io.Reader) (run, limited float64, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
@@ -86,7 +86,7 @@ func ParseExtraProbeRuns(r io.Reader) (run, limited float64, err error) {
 // give up within the run (a startup probe would restart the sidecar after
 // failureThreshold runs).
 func probeRatePod(w results.Way, name string) *v1.Pod {
-	pod := PodFor(w, results.KindService, 1, name)
+	pod := podFor(w, results.KindService, 1, name)
 	pod.Labels["bench.sidecar-kubelet.io/probe-rate"] = "true"
 	pod.Spec.TerminationGracePeriodSeconds = ptr.To[int64](2)
 	for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
@@ -304,7 +304,7 @@ func scrapeProbes(ctx context.Context, km *kubeletMetrics, prefix, container, pr
 	}
 	s.Sent = time.Now().UnixNano()
 	if err := km.get(ctx, "/metrics", func(r io.Reader) (err error) {
-		s.Extra, s.Limited, err = ParseExtraProbeRuns(r)
+		s.Extra, s.Limited, err = parseExtraProbeRuns(r)
 		return err
 	}); err != nil {
 		return s, err

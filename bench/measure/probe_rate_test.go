@@ -32,16 +32,16 @@ kubelet_sidecar_extra_probe_runs_total{outcome="limited"} 1234
 kubelet_sidecar_extra_probe_runs_total{outcome="run"} 5.678e+03
 kubelet_sidecar_app_start_wait_duration_seconds_count 3
 `
-	run, limited, err := ParseExtraProbeRuns(strings.NewReader(text))
+	run, limited, err := parseExtraProbeRuns(strings.NewReader(text))
 	if err != nil || run != 5678 || limited != 1234 {
-		t.Errorf("ParseExtraProbeRuns = %v, %v, %v; want 5678, 1234, nil", run, limited, err)
+		t.Errorf("parseExtraProbeRuns = %v, %v, %v; want 5678, 1234, nil", run, limited, err)
 	}
 	// Upstream's kubelet has no such counter: zeros, no error.
-	run, limited, err = ParseExtraProbeRuns(strings.NewReader("prober_probe_total{} 1\n"))
+	run, limited, err = parseExtraProbeRuns(strings.NewReader("prober_probe_total{} 1\n"))
 	if err != nil || run != 0 || limited != 0 {
 		t.Errorf("without the counter: %v, %v, %v; want 0, 0, nil", run, limited, err)
 	}
-	if _, _, err := ParseExtraProbeRuns(strings.NewReader(`kubelet_sidecar_extra_probe_runs_total{outcome="run" 1` + "\n")); err == nil {
+	if _, _, err := parseExtraProbeRuns(strings.NewReader(`kubelet_sidecar_extra_probe_runs_total{outcome="run" 1` + "\n")); err == nil {
 		t.Error("a line without its closing brace: no error")
 	}
 }

@@ -137,9 +137,9 @@ func RunCommand(args []string) error {
 			return fmt.Errorf("the kubelet's log: %v", err)
 		}
 	}
-	cpu := func() (ProcCPU, error) {
+	cpu := func() (procCPU, error) {
 		if *kubeletPID == 0 {
-			return ProcCPU{}, errors.New("no -kubelet-pid")
+			return procCPU{}, errors.New("no -kubelet-pid")
 		}
 		return readProcCPU(*kubeletPID)
 	}
@@ -640,7 +640,7 @@ func applyLog(c *results.Container, log string) {
 // runPod runs one pod through its life and returns what it saw.
 func (r *runner) runPod(ctx context.Context, w results.Way, wi int, kind string, n, rep, lane int) results.Sample {
 	name := fmt.Sprintf("w%d-%s%d-r%d-l%d-%s", wi, kind, n, rep, lane, r.runID)
-	pod := PodFor(w, kind, n, name)
+	pod := podFor(w, kind, n, name)
 	s := results.Sample{Way: w.Name, Kind: kind, Sidecars: n, Repeat: rep, Lane: lane, Pod: name}
 	if kind == results.KindJob && w.Style == "none" {
 		s.Sidecars = 0

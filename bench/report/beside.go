@@ -26,16 +26,16 @@ import (
 // verdicts are a column beside the defaults', never the headline, since
 // the defaults are what users run (managed clusters refuse alpha gates).
 
-// WithBeside returns the verdicts with each one's Beside set from the
+// withBeside returns the verdicts with each one's Beside set from the
 // verdict of the same goal and way in the second configuration ("—" where
 // that run has none).
-func WithBeside(verdicts, beside []Verdict) []Verdict {
+func withBeside(verdicts, beside []verdict) []verdict {
 	type key struct{ goal, way string }
-	other := map[key]Verdict{}
+	other := map[key]verdict{}
 	for _, v := range beside {
 		other[key{v.Goal, v.Way}] = v
 	}
-	out := make([]Verdict, len(verdicts))
+	out := make([]verdict, len(verdicts))
 	for i, v := range verdicts {
 		out[i] = v
 		b, ok := other[key{v.Goal, v.Way}]
@@ -51,11 +51,11 @@ func WithBeside(verdicts, beside []Verdict) []Verdict {
 	return out
 }
 
-// GoalsSummary says in one line how many goals a run met: on upstream's
+// goalsSummary says in one line how many goals a run met: on upstream's
 // defaults (every verdict with a yes or no), and, when the run measured a
 // second configuration, how many of the ways' goals it met there. Goals
 // without a figure ("—") are not counted.
-func GoalsSummary(verdicts []Verdict, rates []RateVerdict, besideLabel string) string {
+func goalsSummary(verdicts []verdict, rates []rateVerdict, besideLabel string) string {
 	met, judged, besideMet, besideJudged := 0, 0, 0, 0
 	count := func(m string) {
 		if m == "yes" || m == "no" {

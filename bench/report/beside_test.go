@@ -24,17 +24,17 @@ import (
 )
 
 func TestWithBesideAndGoalsTable(t *testing.T) {
-	defaults := []Verdict{
+	defaults := []verdict{
 		{Goal: "b. Job", Way: "fork/annotated", Figure: "400 / 1070 (8)", Against: "x", Met: "no"},
 		{Goal: "b. Job", Way: "fork/native-wait-ready", Figure: "410 / 990 (8)", Against: "x", Met: "yes"},
 		{Goal: "computePodActions", Way: "patched tree", Figure: "11 µs", Against: "y", Met: "yes"},
 	}
-	beside := []Verdict{
+	beside := []verdict{
 		{Goal: "b. Job", Way: "fork/annotated", Figure: "200 / 413 (8)", Met: "yes"},
 		{Goal: "b. Job", Way: "fork/native-wait-ready", Figure: "—", Met: "—"},
 		{Goal: "c. other", Way: "fork/annotated", Figure: "1 / 2 (8)", Met: "yes"}, // no such row in the defaults: dropped
 	}
-	got := WithBeside(defaults, beside)
+	got := withBeside(defaults, beside)
 	var besides []string
 	for _, v := range got {
 		besides = append(besides, v.Beside)
@@ -43,7 +43,7 @@ func TestWithBesideAndGoalsTable(t *testing.T) {
 		t.Errorf("Beside (-want +got):\n%s", diff)
 	}
 	if defaults[0].Beside != "" {
-		t.Errorf("WithBeside changed its input")
+		t.Errorf("withBeside changed its input")
 	}
 
 	for _, tc := range []struct {
@@ -66,27 +66,27 @@ func TestWithBesideAndGoalsTable(t *testing.T) {
 		}},
 	} {
 		var b strings.Builder
-		GoalsTable(&b, got, tc.label)
+		goalsTable(&b, got, tc.label)
 		if diff := cmp.Diff(tc.want, strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")); diff != "" {
-			t.Errorf("GoalsTable(label %q) (-want +got):\n%s", tc.label, diff)
+			t.Errorf("goalsTable(label %q) (-want +got):\n%s", tc.label, diff)
 		}
 	}
 }
 
 func TestGoalsSummary(t *testing.T) {
-	verdicts := []Verdict{
+	verdicts := []verdict{
 		{Met: "yes", Beside: "1 / 2 (8), yes"},
 		{Met: "no", Beside: "1 / 2 (8), no"},
 		{Met: "—", Beside: "—, —"}, // no figure: not counted
 		{Met: "yes", Beside: "—"},
 	}
-	rates := []RateVerdict{{Met: "yes"}, {Met: "no"}, {Met: "—"}}
+	rates := []rateVerdict{{Met: "yes"}, {Met: "no"}, {Met: "—"}}
 	for _, tc := range []struct{ label, want string }{
 		{"", "3 of 5 goals met on upstream's default feature gates"},
 		{"EventedPLEG=true", "3 of 5 goals met on upstream's default feature gates; with EventedPLEG=true: 1 of 2"},
 	} {
-		if got := GoalsSummary(verdicts, rates, tc.label); got != tc.want {
-			t.Errorf("GoalsSummary(label %q) = %q, want %q", tc.label, got, tc.want)
+		if got := goalsSummary(verdicts, rates, tc.label); got != tc.want {
+			t.Errorf("goalsSummary(label %q) = %q, want %q", tc.label, got, tc.want)
 		}
 	}
 }

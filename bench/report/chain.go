@@ -30,8 +30,8 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
-// ChainSummary is one way's chain pods.
-type ChainSummary struct {
+// chainSummary is one way's chain pods.
+type chainSummary struct {
 	Way      string
 	Sidecars int // of the measured pods (0: none measured)
 	Pods     int // measured
@@ -50,14 +50,14 @@ type ChainSummary struct {
 	SidecarsDiffer bool // the measured pods have different chain lengths
 }
 
-// SummarizeChain groups the chain pods by way, in the order of Ways.
-func SummarizeChain(pods []results.ChainPod) []ChainSummary {
-	byWay := map[string]*ChainSummary{}
+// summarizeChain groups the chain pods by way, in the order of Ways.
+func summarizeChain(pods []results.ChainPod) []chainSummary {
+	byWay := map[string]*chainSummary{}
 	var order []string
 	for _, p := range pods {
 		s := byWay[p.Way]
 		if s == nil {
-			s = &ChainSummary{Way: p.Way}
+			s = &chainSummary{Way: p.Way}
 			byWay[p.Way] = s
 			order = append(order, p.Way)
 		}
@@ -86,7 +86,7 @@ func SummarizeChain(pods []results.ChainPod) []ChainSummary {
 			s.Whole = append(s.Whole, st.Whole())
 		}
 	}
-	var out []ChainSummary
+	var out []chainSummary
 	for _, w := range order {
 		s := byWay[w]
 		for _, v := range [][]float64{s.Spans, s.Own, s.Detect, s.Kubelet, s.RuntimeStart, s.Whole} {
@@ -123,17 +123,17 @@ func chainGoal(sidecars int) string {
 		sidecars, results.FormatDuration(results.ChainReadyAfter), sidecars, results.FormatDuration(results.ChainReadyAfter), results.FormatDuration(results.ChainSlack))
 }
 
-// ChainGoals is the chain's one verdict line (the README's table of
+// chainGoals is the chain's one verdict line (the README's table of
 // verdicts has a bound of lines): the fork's ways judged together, every
 // pod of each within its own bound, the alternatives' spans (p50) of the
 // same run beside them. Without chain runs (a run that skipped them, or
 // the raw files of a run from before the scenario) the line says so.
-func ChainGoals(sums []ChainSummary) []RateVerdict {
+func chainGoals(sums []chainSummary) []rateVerdict {
 	sidecars := 0
 	for _, s := range sums {
 		sidecars = max(sidecars, s.Sidecars)
 	}
-	v := RateVerdict{Goal: chainGoal(sidecars), Way: strings.Join(chainJudged, "`, `"), Figure: "not measured", Met: "—"}
+	v := rateVerdict{Goal: chainGoal(sidecars), Way: strings.Join(chainJudged, "`, `"), Figure: "not measured", Met: "—"}
 	var figures, rivals, missed []string
 	measured := 0
 	for _, way := range chainJudged {
@@ -168,7 +168,7 @@ func ChainGoals(sums []ChainSummary) []RateVerdict {
 		}
 	}
 	if measured == 0 {
-		return []RateVerdict{v}
+		return []rateVerdict{v}
 	}
 	v.Figure = strings.Join(figures, "; ")
 	if len(rivals) > 0 {
@@ -181,11 +181,11 @@ func ChainGoals(sums []ChainSummary) []RateVerdict {
 	if len(missed) > 0 {
 		v.Met = "no: " + strings.Join(missed, ", ")
 	}
-	return []RateVerdict{v}
+	return []rateVerdict{v}
 }
 
-// ChainNote explains the chain's table.
-const ChainNote = "`bench chain`: for each way, pods of N sidecars and one app, one pod at a time; every sidecar turns ready\n" +
+// chainNote explains the chain's table.
+const chainNote = "`bench chain`: for each way, pods of N sidecars and one app, one pod at a time; every sidecar turns ready\n" +
 	"0.5 s after it starts and is waited on through an exec probe (`testserver wait-ready` asking its own /ready)\n" +
 	"left at the API's defaults, periodSeconds 10: the readiness probe of `fork/annotated`, `fork/native-wait-ready`\n" +
 	"and `fork/poststart` (whose apps wait for the postStart hook, polling /ready every 100 ms), the startup probe\n" +
@@ -197,8 +197,8 @@ const ChainNote = "`bench chain`: for each way, pods of N sidecars and one app, 
 	"its create call) → that container's start (the runtime's start). Per-step figures are p50 / p95 over every\n" +
 	"step of every pod of the way, in ms.\n\n"
 
-// ChainTable writes the chain runs, the ways as columns.
-func ChainTable(w io.Writer, sums []ChainSummary) {
+// chainTable writes the chain runs, the ways as columns.
+func chainTable(w io.Writer, sums []chainSummary) {
 	fmt.Fprint(w, "| |")
 	for _, s := range sums {
 		fmt.Fprintf(w, " `%s` |", s.Way)
@@ -208,44 +208,44 @@ func ChainTable(w io.Writer, sums []ChainSummary) {
 		fmt.Fprint(w, " ---: |")
 	}
 	fmt.Fprintln(w)
-	row := func(label string, cell func(ChainSummary) string) {
+	row := func(label string, cell func(chainSummary) string) {
 		fmt.Fprintf(w, "| %s |", label)
 		for _, s := range sums {
 			fmt.Fprintf(w, " %s |", cell(s))
 		}
 		fmt.Fprintln(w)
 	}
-	measured := func(s ChainSummary, f func() string) string {
+	measured := func(s chainSummary, f func() string) string {
 		if s.Pods == 0 {
 			return "—"
 		}
 		return f()
 	}
-	pq := func(pick func(ChainSummary) []float64) func(ChainSummary) string {
-		return func(s ChainSummary) string {
+	pq := func(pick func(chainSummary) []float64) func(chainSummary) string {
+		return func(s chainSummary) string {
 			return measured(s, func() string {
 				v := pick(s)
 				return fmt.Sprintf("%s / %s", results.FormatMS(results.Percentile(v, 50)), results.FormatMS(results.Percentile(v, 95)))
 			})
 		}
 	}
-	row("sidecars, pods measured (failed)", func(s ChainSummary) string {
+	row("sidecars, pods measured (failed)", func(s chainSummary) string {
 		return fmt.Sprintf("%s, %d (%d)", map[bool]string{true: "—", false: strconv.Itoa(s.Sidecars)}[s.Pods == 0], s.Pods, len(s.Errors))
 	})
-	row("first sidecar start → app start, p50 / max (s)", func(s ChainSummary) string {
+	row("first sidecar start → app start, p50 / max (s)", func(s chainSummary) string {
 		return measured(s, func() string { return fmt.Sprintf("%.2f / %.2f", s.SpanP50/1000, s.SpanMax/1000) })
 	})
-	row("the goal's bound of the tightest pod (s)", func(s ChainSummary) string {
+	row("the goal's bound of the tightest pod (s)", func(s chainSummary) string {
 		return measured(s, func() string { return fmt.Sprintf("%.2f (its span %.2f)", s.Tightest.Bound/1000, s.Tightest.Span/1000) })
 	})
-	row("pods within their bound", func(s ChainSummary) string {
+	row("pods within their bound", func(s chainSummary) string {
 		return measured(s, func() string { return fmt.Sprintf("%d of %d", s.Pods-s.Missed, s.Pods) })
 	})
-	row("step: the sidecar's start → its /ready 200", pq(func(s ChainSummary) []float64 { return s.Own }))
-	row("step: /ready 200 → readiness seen (probe or hook)", pq(func(s ChainSummary) []float64 { return s.Detect }))
-	row("step: seen → the next CreateContainer (the kubelet)", pq(func(s ChainSummary) []float64 { return s.Kubelet }))
-	row("step: CreateContainer → start (the runtime's start)", pq(func(s ChainSummary) []float64 { return s.RuntimeStart }))
-	row("step: a sidecar's start → the next one's", pq(func(s ChainSummary) []float64 { return s.Whole }))
+	row("step: the sidecar's start → its /ready 200", pq(func(s chainSummary) []float64 { return s.Own }))
+	row("step: /ready 200 → readiness seen (probe or hook)", pq(func(s chainSummary) []float64 { return s.Detect }))
+	row("step: seen → the next CreateContainer (the kubelet)", pq(func(s chainSummary) []float64 { return s.Kubelet }))
+	row("step: CreateContainer → start (the runtime's start)", pq(func(s chainSummary) []float64 { return s.RuntimeStart }))
+	row("step: a sidecar's start → the next one's", pq(func(s chainSummary) []float64 { return s.Whole }))
 }
 
 // chainSection writes the chain's section of the report: the table, the
@@ -256,9 +256,9 @@ func chainSection(md io.Writer, pods []results.ChainPod) {
 		fmt.Fprint(md, "Not measured in this run (`BENCH_CHAIN=0`, or the raw files of a run from before `bench chain`).\n")
 		return
 	}
-	fmt.Fprint(md, ChainNote)
-	sums := SummarizeChain(pods)
-	ChainTable(md, sums)
+	fmt.Fprint(md, chainNote)
+	sums := summarizeChain(pods)
+	chainTable(md, sums)
 	for _, s := range sums {
 		if s.SidecarsDiffer {
 			fmt.Fprintf(md, "\n`%s`: its pods had chains of different lengths; the figures mix them.\n", s.Way)
@@ -291,6 +291,6 @@ func readChainAndNeverReady(chainPath, neverReadyPath string) ([]results.ChainPo
 
 // chainAndNeverReadyGoals are the verdicts of both scenarios, "not
 // measured" where the run has none.
-func chainAndNeverReadyGoals(chains []results.ChainPod, never []results.NeverReadyRun) []RateVerdict {
-	return append(ChainGoals(SummarizeChain(chains)), NeverReadyGoals(never)...)
+func chainAndNeverReadyGoals(chains []results.ChainPod, never []results.NeverReadyRun) []rateVerdict {
+	return append(chainGoals(summarizeChain(chains)), neverReadyGoals(never)...)
 }

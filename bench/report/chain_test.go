@@ -46,7 +46,7 @@ func TestSummarizeChainAndGoals(t *testing.T) {
 	pods = append(pods, chainPods("fork/poststart", 60)...)
 	pods = append(pods, results.ChainPod{Way: "fork/poststart", Pod: "ps-failed", Error: "sc3 restarted"})
 
-	sums := SummarizeChain(pods)
+	sums := summarizeChain(pods)
 	var ways []string
 	for _, s := range sums {
 		ways = append(ways, s.Way)
@@ -63,8 +63,8 @@ func TestSummarizeChainAndGoals(t *testing.T) {
 		t.Errorf("fork/poststart: %d pods, errors %v; want 1 and the failed one's", ps.Pods, ps.Errors)
 	}
 
-	got := ChainGoals(sums)
-	want := []RateVerdict{{
+	got := chainGoals(sums)
+	want := []rateVerdict{{
 		Goal: "exec chain, 20 sidecars (exec readiness probe, periodSeconds 10, each ready 0.5 s after its start): " +
 			"first sidecar start → app start ≤ 20 × (0.5 s + the runtime's start) + 5 s, every pod",
 		Way: "fork/annotated`, `fork/native-wait-ready", // the table quotes it: two ways
@@ -97,7 +97,7 @@ func TestSummarizeChainAndGoals(t *testing.T) {
 			"`fork/native-wait-ready` not measured",
 		met: "yes, of the ways measured",
 	}} {
-		got := ChainGoals(SummarizeChain(tt.pods))
+		got := chainGoals(summarizeChain(tt.pods))
 		if diff := cmp.Diff([]string{tt.figure, tt.met}, []string{got[0].Figure, got[0].Met}); diff != "" {
 			t.Errorf("verdict (-want +got):\n%s", diff)
 		}
@@ -107,8 +107,8 @@ func TestSummarizeChainAndGoals(t *testing.T) {
 // TestChainNotMeasured: a run without chain pods (skipped, or from before
 // the scenario) says so in its verdicts and its section: no figure.
 func TestChainNotMeasured(t *testing.T) {
-	got := ChainGoals(SummarizeChain(nil))
-	want := []RateVerdict{{Goal: chainGoal(20), Way: "fork/annotated`, `fork/native-wait-ready", Figure: "not measured", Met: "—"}}
+	got := chainGoals(summarizeChain(nil))
+	want := []rateVerdict{{Goal: chainGoal(20), Way: "fork/annotated`, `fork/native-wait-ready", Figure: "not measured", Met: "—"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
@@ -124,7 +124,7 @@ func TestChainTable(t *testing.T) {
 	pods := append(chainPods("fork/annotated", 125), chainPods("upstream/native-startup", 9500)...)
 	pods = append(pods, results.ChainPod{Way: "fork/poststart", Pod: "p", Error: "boom"})
 	var b strings.Builder
-	ChainTable(&b, SummarizeChain(pods))
+	chainTable(&b, summarizeChain(pods))
 	want := "| | `fork/annotated` | `fork/poststart` | `upstream/native-startup` |\n" +
 		"| --- | ---: | ---: | ---: |\n" +
 		"| sidecars, pods measured (failed) | 20, 1 (0) | —, 0 (1) | 20, 1 (0) |\n" +
@@ -167,7 +167,7 @@ func TestReportChainAndNeverReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, goals := read(with, "report.md"), read(with, "goals.md")
-	for _, want := range []string{"## Exec chain: many sidecars one after another", ChainNote, "## Sidecars that stay not ready for a minute", NeverReadyNote,
+	for _, want := range []string{"## Exec chain: many sidecars one after another", chainNote, "## Sidecars that stay not ready for a minute", neverReadyNote,
 		"| `fork/annotated`, `fork/native-wait-ready` | `fork/annotated` p50 14.6 s, max 14.6 s (n = 1)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

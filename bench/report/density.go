@@ -32,8 +32,8 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
-// DensitySummary is one way's figures at one pod count.
-type DensitySummary struct {
+// densitySummary is one way's figures at one pod count.
+type densitySummary struct {
 	Way, Kubelet string
 	N            int
 	Runs, Failed int      // runs without and with an error
@@ -107,14 +107,14 @@ func wayOrder(name string) int {
 	return len(results.Ways)
 }
 
-// SummarizeDensity groups the runs by way and pod count, in the order of
+// summarizeDensity groups the runs by way and pod count, in the order of
 // Ways, then by pod count.
-func SummarizeDensity(runs []results.DensityRun) []DensitySummary {
+func summarizeDensity(runs []results.DensityRun) []densitySummary {
 	type key struct {
 		way string
 		n   int
 	}
-	byKey := map[key]*DensitySummary{}
+	byKey := map[key]*densitySummary{}
 	var keys []key
 	type acc struct {
 		kubelet, containerd, periodic, extra, limited []float64
@@ -127,7 +127,7 @@ func SummarizeDensity(runs []results.DensityRun) []DensitySummary {
 		k := key{r.Way, r.N}
 		s := byKey[k]
 		if s == nil {
-			s = &DensitySummary{Way: r.Way, Kubelet: r.Kubelet, N: r.N}
+			s = &densitySummary{Way: r.Way, Kubelet: r.Kubelet, N: r.N}
 			byKey[k] = s
 			accs[k] = &acc{}
 			keys = append(keys, k)
@@ -193,7 +193,7 @@ func SummarizeDensity(runs []results.DensityRun) []DensitySummary {
 		}
 		return keys[i].n < keys[j].n
 	})
-	out := make([]DensitySummary, 0, len(keys))
+	out := make([]densitySummary, 0, len(keys))
 	for _, k := range keys {
 		s, a := byKey[k], accs[k]
 		sort.Float64s(s.APrimes)
@@ -221,8 +221,8 @@ func SummarizeDensity(runs []results.DensityRun) []DensitySummary {
 	return out
 }
 
-// DensityNote explains the density table.
-const DensityNote = "`bench density`: for each pod count N and way, N pods created at once, each with one sidecar its app\n" +
+// densityNote explains the density table.
+const densityNote = "`bench density`: for each pod count N and way, N pods created at once, each with one sidecar its app\n" +
 	"waits for (the way's kind of sidecar; `fork/no-sidecars`: the same two containers without ordering), whose /ready\n" +
 	"turns 200 between 0.5 and 3 s after it starts (drawn from a seeded generator: every way of a run meets the same\n" +
 	"delays). The ways take turns within each run; every run deletes its pods and waits until neither the API nor the\n" +
@@ -234,9 +234,9 @@ const DensityNote = "`bench density`: for each pod count N and way, N pods creat
 	"  over the pods' start, periodic and the fork's extra runs (`kubelet_sidecar_extra_probe_runs_total`) apart;\n" +
 	"  *peak*: the highest one-second rate of extra runs in any run; *held back*: extra runs the node-wide bound refused.\n\n"
 
-// DensityTable writes the summaries as a markdown table, and the failed
+// densityTable writes the summaries as a markdown table, and the failed
 // runs below it.
-func DensityTable(w io.Writer, sums []DensitySummary) {
+func densityTable(w io.Writer, sums []densitySummary) {
 	fmt.Fprintln(w, "| way | pods | runs | all Ready, p50 s (range) | a′ p50 / p95 ms (pods) | probe runs/s: periodic + extra | extra runs/s, peak | held back/s |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	var failed []string
@@ -271,8 +271,8 @@ func DensityTable(w io.Writer, sums []DensitySummary) {
 	}
 }
 
-// DensityNodeNote explains the node's table.
-const DensityNodeNote = "What the node spends on the same runs (p50 of the runs without an error; — : not measured, as in runs\n" +
+// densityNodeNote explains the node's table.
+const densityNodeNote = "What the node spends on the same runs (p50 of the runs without an error; — : not measured, as in runs\n" +
 	"of an older benchmark, never a 0):\n\n" +
 	"- *CPU ms per pod above idle*: each group's CPU time while the pods start (first create → all Ready) and while\n" +
 	"  they go (delete → all gone, and on until the node has settled: a second of API requests and CPU within twice\n" +
@@ -293,17 +293,17 @@ const DensityNodeNote = "What the node spends on the same runs (p50 of the runs 
 	"  outside them), less its idle rate, divided by N: events created (POST events), the pods' status writes (PATCH\n" +
 	"  or PUT pods/status) and every request (the benchmark's creates, delete and watch included).\n\n"
 
-// DensityNodeSection writes the node's table and its note, then a blank
+// densityNodeSection writes the node's table and its note, then a blank
 // line.
-func DensityNodeSection(md *strings.Builder, sums []DensitySummary) {
-	md.WriteString(DensityNodeNote)
-	DensityNodeTable(md, sums)
+func densityNodeSection(md *strings.Builder, sums []densitySummary) {
+	md.WriteString(densityNodeNote)
+	densityNodeTable(md, sums)
 	md.WriteString("\n")
 }
 
-// DensityNodeTable writes what the node spent per pod: every serve
+// densityNodeTable writes what the node spent per pod: every serve
 // group's CPU and their total, the TIME_WAIT sockets and the API requests.
-func DensityNodeTable(w io.Writer, sums []DensitySummary) {
+func densityNodeTable(w io.Writer, sums []densitySummary) {
 	head := "| way | pods |"
 	for _, g := range results.ServeGroups {
 		head += " " + g.Label + " |"
@@ -347,9 +347,9 @@ func DensityNodeTable(w io.Writer, sums []DensitySummary) {
 	}
 }
 
-// DensityAPrimeSplit writes where every pod's a′ went, way by way and
+// densityAPrimeSplit writes where every pod's a′ went, way by way and
 // pod count: the trace of what bounds it when many pods start at once.
-func DensityAPrimeSplit(w io.Writer, sums []DensitySummary) {
+func densityAPrimeSplit(w io.Writer, sums []densitySummary) {
 	fmt.Fprintln(w, "Where a′ goes (every pod of every run, p50 / p95 ms of each part; the parts' percentiles need not add up to a′'s):")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| way | pods | a′ | /ready 200 → seen (probe or hook) | seen → the app's CreateContainer | CreateContainer → start |")
@@ -366,9 +366,9 @@ func DensityAPrimeSplit(w io.Writer, sums []DensitySummary) {
 	}
 }
 
-// DensityIdleLine describes the idle measurements behind the runs, one per
+// densityIdleLine describes the idle measurements behind the runs, one per
 // kubelet.
-func DensityIdleLine(runs []results.DensityRun) string {
+func densityIdleLine(runs []results.DensityRun) string {
 	seen := map[string]bool{}
 	var parts []string
 	for _, r := range runs {
@@ -411,16 +411,16 @@ func DensityIdleLine(runs []results.DensityRun) string {
 
 // The density goals' bounds.
 const (
-	// DensityCPURatio bounds the fork's kubelet CPU per pod against the
+	// densityCPURatio bounds the fork's kubelet CPU per pod against the
 	// same pods' without sidecars on the same kubelet.
-	DensityCPURatio = 1.25
-	// DensityNodeCPURatio bounds the node's CPU per pod (every serve
+	densityCPURatio = 1.25
+	// densityNodeCPURatio bounds the node's CPU per pod (every serve
 	// group, added up) of the fork's ways against upstream's native
 	// sidecars' at the same N.
-	DensityNodeCPURatio = 1.1
-	// DensityMinRuns is how many runs a time to all Ready needs, on both
+	densityNodeCPURatio = 1.1
+	// densityMinRuns is how many runs a time to all Ready needs, on both
 	// sides, before its p50 is judged: one run's is the machine's moment.
-	DensityMinRuns = 3
+	densityMinRuns = 3
 )
 
 // densityFork are the ways whose cost the density goals judge: the fork's
@@ -449,7 +449,7 @@ func (e *everyN) add(part string, judged, met bool) {
 	e.met = e.met && met
 }
 
-func (e *everyN) verdict(v *RateVerdict) {
+func (e *everyN) verdict(v *rateVerdict) {
 	if len(e.parts) == 0 {
 		return
 	}
@@ -462,7 +462,7 @@ func (e *everyN) verdict(v *RateVerdict) {
 	}
 }
 
-// DensityGoals judges the fork's ways of the density runs against issues
+// densityGoals judges the fork's ways of the density runs against issues
 // 28 and 36: its kubelet CPU per pod at the largest N within 1.25× of the
 // same pods' without sidecars, and no more per pod than at the smallest N;
 // the node's CPU per pod (kubelet, containerd with its shims and runc, the
@@ -472,8 +472,8 @@ func (e *everyN) verdict(v *RateVerdict) {
 // burst); at every N, its time to all Ready (p50 of at least 3 runs) no
 // later than the postStart workaround's and upstream's native sidecars',
 // and its a′ p95 below the postStart hook's.
-func DensityGoals(sums []DensitySummary) []RateVerdict {
-	get := func(way string, n int) *DensitySummary {
+func densityGoals(sums []densitySummary) []rateVerdict {
+	get := func(way string, n int) *densitySummary {
 		for i := range sums {
 			if sums[i].Way == way && sums[i].N == n {
 				return &sums[i]
@@ -481,7 +481,7 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 		}
 		return nil
 	}
-	counts := func(way string, ok func(*DensitySummary) bool) []int {
+	counts := func(way string, ok func(*densitySummary) bool) []int {
 		var out []int
 		for i := range sums {
 			if sums[i].Way == way && ok(&sums[i]) {
@@ -494,14 +494,14 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 	// Figures are compared as the table shows them (0.1 ms, 1 ms), so that
 	// a verdict never turns on a float's last digit.
 	shown := func(v, unit float64) float64 { return math.Round(v/unit) * unit }
-	var cpus, nodes, bounds, readies, aPrimes []RateVerdict
+	var cpus, nodes, bounds, readies, aPrimes []rateVerdict
 	for _, way := range densityFork {
-		if len(counts(way, func(*DensitySummary) bool { return true })) == 0 {
+		if len(counts(way, func(*densitySummary) bool { return true })) == 0 {
 			continue
 		}
 		// CPU per pod.
-		hasCPU := func(s *DensitySummary) bool { return !math.IsNaN(s.KubeletPerPod) }
-		cpu := RateVerdict{Goal: fmt.Sprintf("kubelet CPU per pod, many pods at once: ≤ %.2f× `fork/no-sidecars`' at the largest N, and no more than at the smallest", DensityCPURatio),
+		hasCPU := func(s *densitySummary) bool { return !math.IsNaN(s.KubeletPerPod) }
+		cpu := rateVerdict{Goal: fmt.Sprintf("kubelet CPU per pod, many pods at once: ≤ %.2f× `fork/no-sidecars`' at the largest N, and no more than at the smallest", densityCPURatio),
 			Way: way, Figure: "—", Met: "—"}
 		if ns := counts(way, hasCPU); len(ns) > 0 {
 			small, large := get(way, ns[0]), get(way, ns[len(ns)-1])
@@ -509,7 +509,7 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 			met, known := true, false
 			if ns2 := get("fork/no-sidecars", large.N); ns2 != nil && hasCPU(ns2) {
 				cpu.Figure += fmt.Sprintf(" (`fork/no-sidecars` %s)", results.FormatMS(ns2.KubeletPerPod))
-				met, known = shown(large.KubeletPerPod, 0.1) <= shown(DensityCPURatio*ns2.KubeletPerPod, 0.1), true
+				met, known = shown(large.KubeletPerPod, 0.1) <= shown(densityCPURatio*ns2.KubeletPerPod, 0.1), true
 			}
 			if small.N != large.N {
 				cpu.Figure += fmt.Sprintf(", %s ms at %d pods", results.FormatMS(small.KubeletPerPod), small.N)
@@ -525,8 +525,8 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 			}
 		}
 		// The node's CPU per pod, every serve group.
-		hasNode := func(s *DensitySummary) bool { return !math.IsNaN(s.NodePerPod) }
-		node := RateVerdict{Goal: fmt.Sprintf("the node's CPU per pod (kubelet, containerd + shims + runc, API server, etcd), many pods at once: ≤ %.1f× `upstream/native-startup`'s at every N, and no more at the largest N than at the smallest", DensityNodeCPURatio),
+		hasNode := func(s *densitySummary) bool { return !math.IsNaN(s.NodePerPod) }
+		node := rateVerdict{Goal: fmt.Sprintf("the node's CPU per pod (kubelet, containerd + shims + runc, API server, etcd), many pods at once: ≤ %.1f× `upstream/native-startup`'s at every N, and no more at the largest N than at the smallest", densityNodeCPURatio),
 			Way: way, Figure: "—", Met: "—"}
 		if ns := counts(way, hasNode); len(ns) > 0 {
 			e := newEveryN()
@@ -534,7 +534,7 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 				s := get(way, n)
 				if up := get("upstream/native-startup", n); up != nil && hasNode(up) {
 					e.add(fmt.Sprintf("%s ms at %d pods (`upstream/native-startup` %s)", results.FormatMS(s.NodePerPod), n, results.FormatMS(up.NodePerPod)),
-						true, shown(s.NodePerPod, 0.1) <= shown(DensityNodeCPURatio*up.NodePerPod, 0.1))
+						true, shown(s.NodePerPod, 0.1) <= shown(densityNodeCPURatio*up.NodePerPod, 0.1))
 				} else {
 					e.add(fmt.Sprintf("%s ms at %d pods (no `upstream/native-startup` figure)", results.FormatMS(s.NodePerPod), n), false, false)
 				}
@@ -552,9 +552,9 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 			e.verdict(&node)
 		}
 		// The extra runs' bound, at every N.
-		bound := RateVerdict{Goal: fmt.Sprintf("extra probe runs while many pods start: within the node-wide bound (at most %d·T + %d in any T seconds between scrapes)",
+		bound := rateVerdict{Goal: fmt.Sprintf("extra probe runs while many pods start: within the node-wide bound (at most %d·T + %d in any T seconds between scrapes)",
 			results.ExtraRunsPerSecond, results.ExtraRunsBurst), Way: way, Figure: "—", Met: "—"}
-		if ns := counts(way, func(s *DensitySummary) bool { return s.ExtraRatesKnown }); len(ns) > 0 {
+		if ns := counts(way, func(s *densitySummary) bool { return s.ExtraRatesKnown }); len(ns) > 0 {
 			worstMean, worstPeak := 0.0, 0.0
 			tightest, tightestN := get(way, ns[0]).Tightest, ns[0]
 			for _, n := range ns {
@@ -568,18 +568,18 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 			bound.Met = yesNo(tightest.WithinBound())
 		}
 		// Time to all Ready, at every N the way and a rival share.
-		ready := RateVerdict{Goal: fmt.Sprintf("all pods Ready, N at once (p50 of ≥ %d runs), at every N: no later than `fork/poststart` and `upstream/native-startup`", DensityMinRuns),
+		ready := rateVerdict{Goal: fmt.Sprintf("all pods Ready, N at once (p50 of ≥ %d runs), at every N: no later than `fork/poststart` and `upstream/native-startup`", densityMinRuns),
 			Way: way, Figure: "—", Met: "—"}
-		hasReady := func(s *DensitySummary) bool { return !math.IsNaN(s.AllReadyP50) }
+		hasReady := func(s *densitySummary) bool { return !math.IsNaN(s.AllReadyP50) }
 		e := newEveryN()
 		for _, n := range counts(way, hasReady) {
 			s := get(way, n)
 			var against []string
-			met, few := true, s.Runs < DensityMinRuns
+			met, few := true, s.Runs < densityMinRuns
 			for _, rival := range []string{"fork/poststart", "upstream/native-startup"} {
 				if r := get(rival, n); r != nil && hasReady(r) {
 					against = append(against, fmt.Sprintf("`%s` %.2f s", rival, r.AllReadyP50/1000))
-					few = few || r.Runs < DensityMinRuns
+					few = few || r.Runs < densityMinRuns
 					met = met && shown(s.AllReadyP50, 1) <= shown(r.AllReadyP50, 1)
 				}
 			}
@@ -588,15 +588,15 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 			}
 			part := fmt.Sprintf("%.2f s at %d pods (%s)", s.AllReadyP50/1000, n, strings.Join(against, ", "))
 			if few {
-				part += fmt.Sprintf(", fewer than %d runs: not judged", DensityMinRuns)
+				part += fmt.Sprintf(", fewer than %d runs: not judged", densityMinRuns)
 			}
 			e.add(part, !few, met)
 		}
 		e.verdict(&ready)
 		// a′ p95 against the postStart hook's, at every N.
-		aPrime := RateVerdict{Goal: "a′ p95, many pods at once, at every N: below the postStart hook's (`fork/poststart`)",
+		aPrime := rateVerdict{Goal: "a′ p95, many pods at once, at every N: below the postStart hook's (`fork/poststart`)",
 			Way: way, Figure: "—", Met: "—"}
-		hasAPrime := func(s *DensitySummary) bool { return !math.IsNaN(s.APrimeP95) }
+		hasAPrime := func(s *densitySummary) bool { return !math.IsNaN(s.APrimeP95) }
 		e = newEveryN()
 		for _, n := range counts(way, hasAPrime) {
 			s := get(way, n)
@@ -612,9 +612,9 @@ func DensityGoals(sums []DensitySummary) []RateVerdict {
 	return slices.Concat(cpus, nodes, bounds, readies, aPrimes)
 }
 
-// DensityCurve is one figure of the summaries against the pod count, one
+// densityCurve is one figure of the summaries against the pod count, one
 // series per way: y of a summary, and its spread (NaN: none).
-func DensityCurve(sums []DensitySummary, y func(DensitySummary) (v, lo, hi float64)) []pictures.Series {
+func densityCurve(sums []densitySummary, y func(densitySummary) (v, lo, hi float64)) []pictures.Series {
 	var out []pictures.Series
 	at := map[string]int{}
 	for _, s := range sums {
@@ -633,10 +633,10 @@ func DensityCurve(sums []DensitySummary, y func(DensitySummary) (v, lo, hi float
 	return out
 }
 
-// DensityBoxGroups are the a′ of every way at every pod count, grouped by
+// densityBoxGroups are the a′ of every way at every pod count, grouped by
 // the pod count first, so that the ways at one N sit together.
-func DensityBoxGroups(sums []DensitySummary) []pictures.BoxGroup {
-	order := append([]DensitySummary(nil), sums...)
+func densityBoxGroups(sums []densitySummary) []pictures.BoxGroup {
+	order := append([]densitySummary(nil), sums...)
 	sort.SliceStable(order, func(i, j int) bool { return order[i].N < order[j].N })
 	var out []pictures.BoxGroup
 	for _, s := range order {
@@ -648,9 +648,9 @@ func DensityBoxGroups(sums []DensitySummary) []pictures.BoxGroup {
 	return out
 }
 
-// SampleBoxGroups are the a′ (scenario a0) of bench run's samples, one
+// sampleBoxGroups are the a′ (scenario a0) of bench run's samples, one
 // group per way in report order.
-func SampleBoxGroups(sum map[string]map[string]*Stats, ways []string) []pictures.BoxGroup {
+func sampleBoxGroups(sum map[string]map[string]*stats, ways []string) []pictures.BoxGroup {
 	var out []pictures.BoxGroup
 	for _, w := range ways {
 		if st := sum["a0"][w]; st != nil && len(st.SamplesMillis) > 0 {
@@ -662,7 +662,7 @@ func SampleBoxGroups(sum map[string]map[string]*Stats, ways []string) []pictures
 
 // densityJSON is density.json: every run, and the summaries with unknown
 // figures as null (JSON has no NaN).
-func densityJSON(runs []results.DensityRun, sums []DensitySummary) ([]byte, error) {
+func densityJSON(runs []results.DensityRun, sums []densitySummary) ([]byte, error) {
 	num := func(v float64) *float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil

@@ -47,18 +47,18 @@ func TestSummarizeDensity(t *testing.T) {
 	failed.Error = "3 of 10 pods Ready after 4m0s"
 	runs = append(runs, failed)
 
-	got := SummarizeDensity(runs)
+	got := summarizeDensity(runs)
 	nan := math.NaN()
 	// Runs of the benchmark before the serve cgroups (benchtest.DensityRun has
 	// none): every figure of the whole node unknown, never 0.
-	notMeasured := func(s DensitySummary) DensitySummary {
+	notMeasured := func(s densitySummary) densitySummary {
 		s.GroupPerPod = [len(results.ServeGroups)]float64{nan, nan, nan, nan}
 		s.NodePerPod, s.NodePerPodMin, s.NodePerPodMax = nan, nan, nan
 		s.TimeWaitReady, s.TimeWaitPeak = nan, nan
 		s.APIAll, s.APIEventCreates, s.APIPodStatus = nan, nan, nan
 		return s
 	}
-	want := []DensitySummary{
+	want := []densitySummary{
 		{Way: "fork/annotated", Kubelet: "fork", N: 10, Runs: 3, Failed: 1, Errors: []string{"run 3: 3 of 10 pods Ready after 4m0s"},
 			AllReadyMs: []float64{2000, 3000, 2500}, AllReadyP50: 2500, AllReadyMin: 2000, AllReadyMax: 3000,
 			APrimes: []float64{90, 110, 120, 130}, APrimeP50: 110, APrimeP95: 130,
@@ -80,13 +80,13 @@ func TestSummarizeDensity(t *testing.T) {
 		want[i] = notMeasured(want[i])
 	}
 	// The a′ parts: TestDensityAPrimeParts.
-	parts := cmpopts.IgnoreFields(DensitySummary{}, "APrimeParts", "APrimePartP50", "APrimePartP95")
+	parts := cmpopts.IgnoreFields(densitySummary{}, "APrimeParts", "APrimePartP50", "APrimePartP95")
 	if diff := cmp.Diff(want, got, parts, cmpopts.EquateNaNs(), cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("SummarizeDensity (-want +got):\n%s", diff)
+		t.Errorf("summarizeDensity (-want +got):\n%s", diff)
 	}
 
 	var b strings.Builder
-	DensityTable(&b, got)
+	densityTable(&b, got)
 	wantTable := "| way | pods | runs | all Ready, p50 s (range) | a′ p50 / p95 ms (pods) | probe runs/s: periodic + extra | extra runs/s, peak | held back/s |\n" +
 		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
 		"| `fork/annotated` | 10 | 3 (1 failed) | 2.50 (2.00–3.00) | 110 / 130 (4) | 10 + 110 | 190 | 0 |\n" +
@@ -95,19 +95,19 @@ func TestSummarizeDensity(t *testing.T) {
 		"\nFailed runs (left out of the figures, but not of the extra runs' peak):\n\n" +
 		"- `fork/annotated`, 10 pods, run 3: 3 of 10 pods Ready after 4m0s\n"
 	if diff := cmp.Diff(wantTable, b.String()); diff != "" {
-		t.Errorf("DensityTable (-want +got):\n%s", diff)
+		t.Errorf("densityTable (-want +got):\n%s", diff)
 	}
 	// The node's table of such runs: the kubelet's own process from /proc,
 	// containerd's daemon alone in brackets, nothing else measured.
 	b.Reset()
-	DensityNodeTable(&b, got)
+	densityNodeTable(&b, got)
 	wantNode := "| way | pods | kubelet | containerd + shims + runc | kube-apiserver | etcd | node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all |\n" +
 		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
 		"| `fork/annotated` | 10 | 60.0 | — | — | — | — | — / — | — |\n" +
 		"| `fork/annotated` | 30 | 70.0 | — | — | — | — | — / — | — |\n" +
 		"| `fork/no-sidecars` | 10 | 40.0 | — | — | — | — | — / — | — |\n"
 	if diff := cmp.Diff(wantNode, b.String()); diff != "" {
-		t.Errorf("DensityNodeTable (-want +got):\n%s", diff)
+		t.Errorf("densityNodeTable (-want +got):\n%s", diff)
 	}
 
 	// The JSON holds no NaN: unknown figures are null.
@@ -139,10 +139,10 @@ func TestDensityIdleLine(t *testing.T) {
 	}
 	want := "Idle, no pod of ours (measured before the runs): with the fork kubelet, over 8 s: the kubelet 2.0% of a core, containerd 0.5%; " +
 		"with the upstream kubelet, over 8 s: the kubelet 1.0% of a core, containerd unknown."
-	if got := DensityIdleLine(runs); got != want {
-		t.Errorf("DensityIdleLine =\n%q, want\n%q", got, want)
+	if got := densityIdleLine(runs); got != want {
+		t.Errorf("densityIdleLine =\n%q, want\n%q", got, want)
 	}
-	if got := DensityIdleLine(nil); got != "" {
+	if got := densityIdleLine(nil); got != "" {
 		t.Errorf("no runs: %q", got)
 	}
 }
@@ -151,23 +151,23 @@ func TestDensityGoals(t *testing.T) {
 	// The runs' extra runs: meanExtra/s over 30 s, and peakExtra in their
 	// busiest second; the tightest window is whichever is closer to the
 	// bound.
-	sum := func(way string, n int, readyS, cpuMs, meanExtra, peakExtra float64) DensitySummary {
+	sum := func(way string, n int, readyS, cpuMs, meanExtra, peakExtra float64) densitySummary {
 		tightest := results.Window{Runs: peakExtra, Seconds: 1}
 		if long := (results.Window{Runs: meanExtra * 30, Seconds: 30}); long.Over() > tightest.Over() {
 			tightest = long
 		}
-		return DensitySummary{Way: way, N: n, Runs: 3, AllReadyP50: readyS * 1000, KubeletPerPod: cpuMs,
+		return densitySummary{Way: way, N: n, Runs: 3, AllReadyP50: readyS * 1000, KubeletPerPod: cpuMs,
 			MaxMeanExtra: meanExtra, PeakExtra: peakExtra, Tightest: tightest, ExtraRatesKnown: true,
 			NodePerPod: math.NaN(), APrimeP95: math.NaN()} // judged in TestDensityGoalsWholeNode
 	}
 	nan := math.NaN()
 	tests := []struct {
 		name string
-		sums []DensitySummary
+		sums []densitySummary
 		want []string
 	}{{
 		name: "all met",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 3.1, 60, 150, 210),
 			sum("fork/annotated", 100, 9, 55, 200, 220), // 55 ≤ 1.25 × 50 and ≤ 60; the bound exactly
 			sum("fork/no-sidecars", 100, 8, 50, 0, 0),
@@ -183,7 +183,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 	}, {
 		name: "each missed",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/native-wait-ready", 10, 3, 40, 100, 150),
 			sum("fork/native-wait-ready", 30, 7, 45, 201, 180), // more per pod than at 10; the mean over the bound
 			sum("fork/no-sidecars", 10, 2.9, 35, 0, 0),
@@ -200,7 +200,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 	}, {
 		name: "CPU over 1.25× no sidecars; a second over the burst",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 30, 5, 51, 100, 221),
 			sum("fork/no-sidecars", 30, 5, 40, 0, 0),
 		},
@@ -213,7 +213,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 	}, {
 		name: "only the counts a rival ran at are judged; no CPU figure at all",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, nan, 0, 0),
 			sum("fork/annotated", 30, 7, nan, 0, 0),
 			sum("upstream/native-startup", 10, 3.5, nan, 0, 0),
@@ -227,7 +227,7 @@ func TestDensityGoals(t *testing.T) {
 		},
 	}, {
 		name: "both fork ways, grouped by goal; equal figures as shown meet the goal",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, 53.00000001, 100, 150),
 			sum("fork/annotated", 30, 7, 53.04, 100, 150),
 			sum("fork/native-wait-ready", 10, 3, 52.99999999, 100, 150),
@@ -249,12 +249,12 @@ func TestDensityGoals(t *testing.T) {
 		},
 	}, {
 		name: "no fork way ran: nothing to judge",
-		sums: []DensitySummary{sum("fork/no-sidecars", 10, 2, 40, 0, 0)},
+		sums: []densitySummary{sum("fork/no-sidecars", 10, 2, 40, 0, 0)},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, v := range DensityGoals(tt.sums) {
+			for _, v := range densityGoals(tt.sums) {
 				got = append(got, v.Way+": "+v.Met+": "+v.Figure)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -265,39 +265,39 @@ func TestDensityGoals(t *testing.T) {
 }
 
 func TestDensityCurveAndGroups(t *testing.T) {
-	sums := []DensitySummary{
+	sums := []densitySummary{
 		{Way: "fork/annotated", N: 10, AllReadyP50: 3000, APrimes: []float64{1, 2}},
 		{Way: "fork/annotated", N: 30, AllReadyP50: math.NaN()}, // no figure: no point
 		{Way: "fork/annotated", N: 100, AllReadyP50: 9000, APrimes: []float64{3}},
 		{Way: "fork/poststart", N: 10, AllReadyP50: 3500, APrimes: []float64{4}},
 	}
-	got := DensityCurve(sums, func(s DensitySummary) (float64, float64, float64) { return s.AllReadyP50 / 1000, 1, 2 })
+	got := densityCurve(sums, func(s densitySummary) (float64, float64, float64) { return s.AllReadyP50 / 1000, 1, 2 })
 	want := []pictures.Series{
 		{Name: "fork/annotated", Color: pictures.WayColor("fork/annotated"), Points: []pictures.SeriesPoint{{X: 10, Y: 3, Lo: 1, Hi: 2}, {X: 100, Y: 9, Lo: 1, Hi: 2}}},
 		{Name: "fork/poststart", Color: pictures.WayColor("fork/poststart"), Points: []pictures.SeriesPoint{{X: 10, Y: 3.5, Lo: 1, Hi: 2}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("DensityCurve (-want +got):\n%s", diff)
+		t.Errorf("densityCurve (-want +got):\n%s", diff)
 	}
 	var labels []string
-	for _, g := range DensityBoxGroups(sums) {
+	for _, g := range densityBoxGroups(sums) {
 		labels = append(labels, g.Label)
 	}
 	if diff := cmp.Diff([]string{"fork/annotated, 10 pods", "fork/poststart, 10 pods", "fork/annotated, 100 pods"}, labels); diff != "" {
-		t.Errorf("DensityBoxGroups: by pod count, then way (-want +got):\n%s", diff)
+		t.Errorf("densityBoxGroups: by pod count, then way (-want +got):\n%s", diff)
 	}
 
-	sum := map[string]map[string]*Stats{"a0": {
+	sum := map[string]map[string]*stats{"a0": {
 		"fork/annotated": {SamplesMillis: []float64{5, 6}},
 		"fork/poststart": {SamplesMillis: []float64{7}},
 	}}
-	groups := SampleBoxGroups(sum, []string{"fork/poststart", "fork/no-sidecars", "fork/annotated"})
+	groups := sampleBoxGroups(sum, []string{"fork/poststart", "fork/no-sidecars", "fork/annotated"})
 	wantGroups := []pictures.BoxGroup{
 		{Label: "fork/poststart", Color: pictures.WayColor("fork/poststart"), Values: []float64{7}},
 		{Label: "fork/annotated", Color: pictures.WayColor("fork/annotated"), Values: []float64{5, 6}},
 	}
 	if diff := cmp.Diff(wantGroups, groups); diff != "" {
-		t.Errorf("SampleBoxGroups (-want +got):\n%s", diff)
+		t.Errorf("sampleBoxGroups (-want +got):\n%s", diff)
 	}
 }
 
@@ -317,11 +317,11 @@ func TestDensityAPrimeParts(t *testing.T) {
 	if _, ok := (results.DensityPod{Containers: pod.Containers[1:]}).APrimeParts(); ok {
 		t.Error("a pod without a sidecar has a′ parts")
 	}
-	sums := SummarizeDensity([]results.DensityRun{{Way: "fork/annotated", Kubelet: "fork", N: 1, Pods: []results.DensityPod{pod}}})
+	sums := summarizeDensity([]results.DensityRun{{Way: "fork/annotated", Kubelet: "fork", N: 1, Pods: []results.DensityPod{pod}}})
 	var b strings.Builder
-	DensityAPrimeSplit(&b, sums)
+	densityAPrimeSplit(&b, sums)
 	if want := "| `fork/annotated` | 1 | 1100 / 1100 | 30.0 / 30.0 | 1000 / 1000 | 70.0 / 70.0 |"; !strings.Contains(b.String(), want) {
-		t.Errorf("DensityAPrimeSplit wrote\n%s\nwant a row\n%s", b.String(), want)
+		t.Errorf("densityAPrimeSplit wrote\n%s\nwant a row\n%s", b.String(), want)
 	}
 }
 
@@ -353,12 +353,12 @@ func TestDensityOldRunLine(t *testing.T) {
 	if v := r.KubeletFigureMs(); math.Abs(v-74) > 1e-9 {
 		t.Errorf("KubeletFigureMs = %v, want /proc's 74", v)
 	}
-	sums := SummarizeDensity(runs)
+	sums := summarizeDensity(runs)
 	var b strings.Builder
-	DensityNodeTable(&b, sums)
+	densityNodeTable(&b, sums)
 	want := "| `fork/annotated` | 10 | 74.0 | — (daemon alone 42.0) | — | — | — | — / — | — |\n"
 	if !strings.HasSuffix(b.String(), want) {
-		t.Errorf("DensityNodeTable of an old run:\n%s\nwant the row\n%s", b.String(), want)
+		t.Errorf("densityNodeTable of an old run:\n%s\nwant the row\n%s", b.String(), want)
 	}
 	js, err := densityJSON(runs, sums)
 	if err != nil {
@@ -386,35 +386,35 @@ func TestDensityNodeTableAndIdleLine(t *testing.T) {
 	b.Run = 1
 	b.CPU.Gone.Groups["etcd"] = 8.3 // 10 ms more per pod
 	b.TimeWait = &results.DensitySockets{Start: 0, Ready: 310, Peak: 500}
-	sums := SummarizeDensity([]results.DensityRun{a, b})
+	sums := summarizeDensity([]results.DensityRun{a, b})
 	var sb strings.Builder
-	DensityNodeSection(&sb, sums)
+	densityNodeSection(&sb, sums)
 	want := "| `fork/annotated` | 10 | 74.0 | 177 | 58.0 | 14.0 | 323 (323–333) | 300 / 420 | 6.0 / 5.0 / 19.0 |\n\n"
-	if !strings.HasSuffix(sb.String(), want) || !strings.HasPrefix(sb.String(), DensityNodeNote) {
-		t.Errorf("DensityNodeSection:\n%s\nwant the note, then a table ending in\n%s", sb.String(), want)
+	if !strings.HasSuffix(sb.String(), want) || !strings.HasPrefix(sb.String(), densityNodeNote) {
+		t.Errorf("densityNodeSection:\n%s\nwant the note, then a table ending in\n%s", sb.String(), want)
 	}
-	line := DensityIdleLine([]results.DensityRun{a})
+	line := densityIdleLine([]results.DensityRun{a})
 	wantLine := "Idle, no pod of ours (measured before the runs): with the fork kubelet, over 10 s: kubelet 1.0% of a core, " +
 		"containerd + shims + runc 0.5%, kube-apiserver 2.0%, etcd 1.0%, 5.0 API requests a second."
 	if line != wantLine {
-		t.Errorf("DensityIdleLine =\n%q, want\n%q", line, wantLine)
+		t.Errorf("densityIdleLine =\n%q, want\n%q", line, wantLine)
 	}
 	// The same run's progress line: measure's TestReadDensityRunsAndRunLine.
 }
 
 func TestDensityGoalsWholeNode(t *testing.T) {
 	nan := math.NaN()
-	sum := func(way string, n, runs int, readyS, nodeMs, aPrimeP95 float64) DensitySummary {
-		return DensitySummary{Way: way, N: n, Runs: runs, AllReadyP50: readyS * 1000, KubeletPerPod: nan,
+	sum := func(way string, n, runs int, readyS, nodeMs, aPrimeP95 float64) densitySummary {
+		return densitySummary{Way: way, N: n, Runs: runs, AllReadyP50: readyS * 1000, KubeletPerPod: nan,
 			NodePerPod: nodeMs, APrimeP95: aPrimeP95}
 	}
 	tests := []struct {
 		name string
-		sums []DensitySummary
+		sums []densitySummary
 		want []string // the node's CPU, time to all Ready and a′ verdicts
 	}{{
 		name: "all met at every N",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, 4, 110, 150),
 			sum("fork/annotated", 110, 3, 40, 99.04, 900), // 1.1 × 90 = 99.0 as shown
 			sum("fork/poststart", 10, 3, 4.2, 100, 160),
@@ -429,7 +429,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		},
 	}, {
 		name: "a miss at one N misses the goal",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, 4.6, 111, 160), // over 1.1 × 100; a′ p95 equal: not below
 			sum("fork/annotated", 110, 3, 40, 95, 900),  // fine here
 			sum("fork/poststart", 10, 3, 4.2, 100, 160), // earlier than the fork at 10
@@ -444,7 +444,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		},
 	}, {
 		name: "more per pod at the largest N than at the smallest",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, 4, 90, nan),
 			sum("fork/annotated", 110, 3, 40, 95, nan),
 			sum("upstream/native-startup", 10, 3, 4.5, 100, nan),
@@ -457,7 +457,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		},
 	}, {
 		name: "fewer than 3 runs on either side: not judged",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 1, 4, nan, nan),
 			sum("fork/annotated", 30, 3, 9, nan, nan),
 			sum("fork/poststart", 10, 3, 4.2, nan, nan),
@@ -476,7 +476,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		},
 	}, {
 		name: "a judged miss beside an unjudged N: missed",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 1, 4, nan, nan),
 			sum("fork/annotated", 30, 3, 10, nan, nan),
 			sum("upstream/native-startup", 10, 3, 4.5, nan, nan),
@@ -489,7 +489,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		},
 	}, {
 		name: "no upstream figure at some N: that N is not judged",
-		sums: []DensitySummary{
+		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, 4, 100, nan),
 			sum("fork/annotated", 30, 3, 9, 98, nan),
 			sum("upstream/native-startup", 10, 3, 4.5, 100, nan),
@@ -503,7 +503,7 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, v := range DensityGoals(tt.sums) {
+			for _, v := range densityGoals(tt.sums) {
 				if strings.HasPrefix(v.Goal, "the node's CPU") || strings.HasPrefix(v.Goal, "all pods Ready") || strings.HasPrefix(v.Goal, "a′ p95") {
 					got = append(got, v.Met+": "+v.Figure)
 				}

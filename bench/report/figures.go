@@ -38,9 +38,9 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
-// RunInfo is what a run's meta.md (or the header of its report.md)
+// runInfo is what a run's meta.md (or the header of its report.md)
 // records of it.
-type RunInfo struct {
+type runInfo struct {
 	Date                           string // "2026-11-26 23:57 UTC"
 	Repeat, Parallel               string
 	Density                        string // "10,110" or "0"
@@ -59,9 +59,9 @@ var (
 	metaBesideRe = regexp.MustCompile(`^Beside upstream's defaults, the ways ran again with (\S+) added`)
 )
 
-// ParseRunInfo reads a run's meta.md, or the report.md that starts with it.
-func ParseRunInfo(meta string) (RunInfo, error) {
-	var ri RunInfo
+// parseRunInfo reads a run's meta.md, or the report.md that starts with it.
+func parseRunInfo(meta string) (runInfo, error) {
+	var ri runInfo
 	quietLine, scratch := false, false
 	for _, line := range strings.Split(meta, "\n") {
 		if strings.HasPrefix(line, "Written by `make bench`") {
@@ -95,8 +95,8 @@ func ParseRunInfo(meta string) (RunInfo, error) {
 	return ri, nil
 }
 
-// Header is the line that opens every block: which run, on what.
-func (ri RunInfo) Header() string {
+// header is the line that opens every block: which run, on what.
+func (ri runInfo) header() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*Run of `make bench` of %s on a quiet machine (load %s at the start)", ri.Date, ri.Load)
 	fmt.Fprintf(&b, "; BENCH_REPEAT=%s, BENCH_PARALLEL=%s, BENCH_DENSITY=%s", ri.Repeat, ri.Parallel, ri.Density)
@@ -130,10 +130,10 @@ func (ri RunInfo) Header() string {
 // figureWays are the ways the docs compare, in this order.
 var figureWays = []string{"fork/annotated", "fork/native-wait-ready", "fork/poststart", "fork/no-sidecars", "upstream/native-startup", "upstream/no-sidecars"}
 
-// FiguresSamples is the block "bench-samples": how many samples of each
+// figuresSamples is the block "bench-samples": how many samples of each
 // scenario a way got.
-func FiguresSamples(w io.Writer, ri RunInfo, sum map[string]map[string]*Stats) {
-	fmt.Fprint(w, ri.Header())
+func figuresSamples(w io.Writer, ri runInfo, sum map[string]map[string]*stats) {
+	fmt.Fprint(w, ri.header())
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| scenario | samples per way (n) |")
 	fmt.Fprintln(w, "| --- | --- |")
@@ -158,9 +158,9 @@ func FiguresSamples(w io.Writer, ri RunInfo, sum map[string]map[string]*Stats) {
 	}
 }
 
-// FiguresSingle is the block "bench-single": every scenario, p50 / p95 ms
+// figuresSingle is the block "bench-single": every scenario, p50 / p95 ms
 // (n) of the ways the docs compare.
-func FiguresSingle(w io.Writer, ri RunInfo, sum map[string]map[string]*Stats) {
+func figuresSingle(w io.Writer, ri runInfo, sum map[string]map[string]*stats) {
 	var ways []string
 	for _, way := range figureWays {
 		for _, byWay := range sum {
@@ -170,7 +170,7 @@ func FiguresSingle(w io.Writer, ri RunInfo, sum map[string]map[string]*Stats) {
 			}
 		}
 	}
-	fmt.Fprint(w, ri.Header())
+	fmt.Fprint(w, ri.header())
 	fmt.Fprintln(w)
 	if len(ways) == 0 {
 		fmt.Fprintln(w, "The run measured none of these ways.")
@@ -195,10 +195,10 @@ func FiguresSingle(w io.Writer, ri RunInfo, sum map[string]map[string]*Stats) {
 	}
 }
 
-// FiguresDensity is the block "bench-density": per pod count and way, the
+// figuresDensity is the block "bench-density": per pod count and way, the
 // time to all Ready, a′ and its parts, and the CPU per pod.
-func FiguresDensity(w io.Writer, ri RunInfo, sums []DensitySummary) {
-	fmt.Fprint(w, ri.Header())
+func figuresDensity(w io.Writer, ri runInfo, sums []densitySummary) {
+	fmt.Fprint(w, ri.header())
 	fmt.Fprintln(w)
 	if len(sums) == 0 {
 		fmt.Fprintln(w, "The run made no density runs.")
@@ -222,7 +222,7 @@ func FiguresDensity(w io.Writer, ri RunInfo, sums []DensitySummary) {
 
 // densityRunsRange is the fewest and most runs without an error of a way
 // at one N.
-func densityRunsRange(sums []DensitySummary) (lo, hi int) {
+func densityRunsRange(sums []densitySummary) (lo, hi int) {
 	for i, s := range sums {
 		if i == 0 || s.Runs < lo {
 			lo = s.Runs
@@ -270,11 +270,11 @@ func readDensityAny(path string) ([]results.DensityRun, error) {
 	return doc.Runs, nil
 }
 
-// FigureBlocks are the blocks of docs/benchmarks.md bench figures writes.
-var FigureBlocks = []string{"bench-samples", "bench-single", "bench-density"}
+// figureBlocks are the blocks of docs/benchmarks.md bench figures writes.
+var figureBlocks = []string{"bench-samples", "bench-single", "bench-density"}
 
 // FiguresCommand runs bench figures: one file NAME.md in -out for each of
-// FigureBlocks, from the samples (and density runs) of a run whose meta
+// figureBlocks, from the samples (and density runs) of a run whose meta
 // records it as quiet.
 func FiguresCommand(args []string) error {
 	fs := flag.NewFlagSet("figures", flag.ContinueOnError)
@@ -293,7 +293,7 @@ func FiguresCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	ri, err := ParseRunInfo(string(mb))
+	ri, err := parseRunInfo(string(mb))
 	if err != nil {
 		return fmt.Errorf("figures: %s: %v", *meta, err)
 	}
@@ -308,16 +308,16 @@ func FiguresCommand(args []string) error {
 	for i := range samples {
 		samples[i].Metrics = results.ComputeMetrics(&samples[i])
 	}
-	var sums []DensitySummary
+	var sums []densitySummary
 	if *densityPath != "" {
 		runs, err := readDensityAny(*densityPath)
 		if err != nil {
 			return err
 		}
-		sums = SummarizeDensity(runs)
+		sums = summarizeDensity(runs)
 	}
 	ri.DensityRunsMin, ri.DensityRunsMax = densityRunsRange(sums)
-	sum := Summarize(samples)
+	sum := summarize(samples)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -326,11 +326,11 @@ func FiguresCommand(args []string) error {
 		f(&b)
 		return os.WriteFile(filepath.Join(*out, name+".md"), []byte(b.String()), 0o644)
 	}
-	if err := write("bench-samples", func(w io.Writer) { FiguresSamples(w, ri, sum) }); err != nil {
+	if err := write("bench-samples", func(w io.Writer) { figuresSamples(w, ri, sum) }); err != nil {
 		return err
 	}
-	if err := write("bench-single", func(w io.Writer) { FiguresSingle(w, ri, sum) }); err != nil {
+	if err := write("bench-single", func(w io.Writer) { figuresSingle(w, ri, sum) }); err != nil {
 		return err
 	}
-	return write("bench-density", func(w io.Writer) { FiguresDensity(w, ri, sums) })
+	return write("bench-density", func(w io.Writer) { figuresDensity(w, ri, sums) })
 }

@@ -37,18 +37,18 @@ const quietMeta = "Run on 2026-11-26 23:57 UTC, `make bench` with BENCH_REPEAT=1
 	"Load average at the end of the pods' runs: 3.84 7.53 12.35.\n"
 
 func TestParseRunInfo(t *testing.T) {
-	ri, err := ParseRunInfo(quietMeta + "\nWritten by `make bench` ...\n**A scratch run: not read past the header**\n")
+	ri, err := parseRunInfo(quietMeta + "\nWritten by `make bench` ...\n**A scratch run: not read past the header**\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ri.Quiet || ri.Date != "2026-11-26 23:57 UTC" || ri.Repeat != "1" || ri.Parallel != "4" || ri.Density != "10,110" || ri.Load != "1.33" || ri.Beside != "EventedPLEG=true" {
-		t.Errorf("ParseRunInfo = %+v", ri)
+		t.Errorf("parseRunInfo = %+v", ri)
 	}
 	if want := []string{"`v9.9.1-sidecar-kubelet+abc`: SidecarContainerOrdering=true", "`v9.9.1`: upstream's defaults"}; strings.Join(ri.Gates, "|") != strings.Join(want, "|") {
 		t.Errorf("gates = %q, want the defaults' only: %q", ri.Gates, want)
 	}
 	ri.Took, ri.DensityRunsMin, ri.DensityRunsMax = "1138 s", 1, 3
-	h := ri.Header()
+	h := ri.header()
 	for _, want := range []string{"2026-11-26 23:57 UTC", "quiet machine", "BENCH_REPEAT=1", "BENCH_PARALLEL=4", "BENCH_DENSITY=10,110",
 		"1 to 3 runs per way and N (fewer than the 3 a reference needs)", "SidecarContainerOrdering=true", "EventedPLEG=true ran beside", "took 1138 s"} {
 		if !strings.Contains(h, want) {
@@ -61,13 +61,13 @@ func TestParseRunInfo(t *testing.T) {
 		"a build during the run":   quietMeta + "**A scratch run: compiler processes ran. Not a reference.**\n",
 		"no record of the machine": strings.Replace(quietMeta, "The machine was quiet at the start (load ≤ 1.5, no other build).\n", "", 1),
 	} {
-		ri, err := ParseRunInfo(meta)
+		ri, err := parseRunInfo(meta)
 		if err != nil || ri.Quiet {
-			t.Errorf("%s: ParseRunInfo = %+v, %v; want a run that is not quiet", name, ri, err)
+			t.Errorf("%s: parseRunInfo = %+v, %v; want a run that is not quiet", name, ri, err)
 		}
 	}
-	if _, err := ParseRunInfo("no header\n"); err == nil {
-		t.Error("ParseRunInfo of a file without the run's line: no error")
+	if _, err := parseRunInfo("no header\n"); err == nil {
+		t.Error("parseRunInfo of a file without the run's line: no error")
 	}
 }
 
@@ -98,7 +98,7 @@ func TestFiguresCmdRefusesBusyRun(t *testing.T) {
 	if err := FiguresCommand([]string{"-samples", samples, "-meta", meta, "-out", out}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range FigureBlocks {
+	for _, name := range figureBlocks {
 		b, err := os.ReadFile(filepath.Join(out, name+".md"))
 		if err != nil {
 			t.Fatal(err)
@@ -110,16 +110,16 @@ func TestFiguresCmdRefusesBusyRun(t *testing.T) {
 }
 
 func TestFiguresTables(t *testing.T) {
-	ri, err := ParseRunInfo(quietMeta)
+	ri, err := parseRunInfo(quietMeta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := map[string]map[string]*Stats{
+	sum := map[string]map[string]*stats{
 		"a0": {"fork/annotated": {N: 16, P50: 136, P95: 261}, "fork/poststart": {N: 16, P50: 183, P95: 656}, "fork/annotated-p10": {N: 16, P50: 900, P95: 1000}},
 		"b":  {"fork/annotated": {N: 4, P50: 321, P95: 686}},
 	}
 	var single strings.Builder
-	FiguresSingle(&single, ri, sum)
+	figuresSingle(&single, ri, sum)
 	for _, want := range []string{"| p50 / p95 ms (n) | `fork/annotated` | `fork/poststart` |", "136 / 261 (16) | 183 / 656 (16) |", "| 321 / 686 (4) | — |"} {
 		if !strings.Contains(single.String(), want) {
 			t.Errorf("bench-single lacks %q:\n%s", want, single.String())
@@ -129,19 +129,19 @@ func TestFiguresTables(t *testing.T) {
 		t.Errorf("bench-single shows a way the docs do not compare:\n%s", single.String())
 	}
 	var samples strings.Builder
-	FiguresSamples(&samples, ri, sum)
+	figuresSamples(&samples, ri, sum)
 	if !strings.Contains(samples.String(), "| b. Job: last app exit → pod Succeeded (API watch) | 4 |") {
 		t.Errorf("bench-samples:\n%s", samples.String())
 	}
 	nan := math.NaN()
-	sums := []DensitySummary{{Way: "fork/annotated", N: 10, Runs: 3, AllReadyP50: 4350, AllReadyMin: 4200, AllReadyMax: 4500,
+	sums := []densitySummary{{Way: "fork/annotated", N: 10, Runs: 3, AllReadyP50: 4350, AllReadyMin: 4200, AllReadyMax: 4500,
 		APrimeP50: 130, APrimeP95: 272, APrimePartP50: [3]float64{14.1, 30, 82.1}, KubeletPerPod: 119, NodePerPod: nan}}
 	var density strings.Builder
-	FiguresDensity(&density, ri, sums)
+	figuresDensity(&density, ri, sums)
 	if want := "| 10 | `fork/annotated` | 3 | 4.3 (4.2–4.5) | 130 / 272 | 14.1 | 82.1 | 119 | — |"; !strings.Contains(density.String(), want) {
 		t.Errorf("bench-density lacks %q:\n%s", want, density.String())
 	}
-	if lo, hi := densityRunsRange(append(sums, DensitySummary{Runs: 1})); lo != 1 || hi != 3 {
+	if lo, hi := densityRunsRange(append(sums, densitySummary{Runs: 1})); lo != 1 || hi != 3 {
 		t.Errorf("densityRunsRange = %d, %d; want 1, 3", lo, hi)
 	}
 }

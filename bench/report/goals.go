@@ -23,30 +23,30 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
-// A Verdict is one goal judged on one way's figures of a run.
-type Verdict struct {
+// A verdict is one goal judged on one way's figures of a run.
+type verdict struct {
 	Goal    string // the goal, as issue 17 states it
 	Way     string
 	Figure  string // the way's figures, p50 / p95 ms (n)
 	Against string // what it is compared with, in the same run
 	Met     string // "yes", "no", or "—" when the run lacks a figure
 	// Beside is the same goal judged in the run's second configuration
-	// (WithBeside): its figure and whether it is met; empty when the run
+	// (withBeside): its figure and whether it is met; empty when the run
 	// measured one configuration.
 	Beside string
 }
 
-// Goals judges the run against the performance goals. Every comparison is
+// goals judges the run against the performance goals. Every comparison is
 // between figures of the same run: the machine's load moves all of them.
-func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
-	var out []Verdict
-	get := func(key, way string) *Stats { return sum[key][way] }
-	fig := func(st *Stats) string {
+func goals(sum map[string]map[string]*stats, benches []goBench) []verdict {
+	var out []verdict
+	get := func(key, way string) *stats { return sum[key][way] }
+	fig := func(st *stats) string {
 		return fmt.Sprintf("%s / %s (%d)", results.FormatMS(st.P50), results.FormatMS(st.P95), st.N)
 	}
-	judge := func(goal, key, way string, ok func(st *Stats) (string, bool, bool)) {
+	judge := func(goal, key, way string, ok func(st *stats) (string, bool, bool)) {
 		st := get(key, way)
-		v := Verdict{Goal: goal, Way: way, Figure: "—", Against: "—", Met: "—"}
+		v := verdict{Goal: goal, Way: way, Figure: "—", Against: "—", Met: "—"}
 		if st != nil {
 			v.Figure = fig(st)
 			text, met, known := ok(st)
@@ -78,7 +78,7 @@ func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
 			{"fork/native-wait-ready", "fork/poststart"},
 			{"fork/native-wait-ready-p10", "fork/poststart-p10"},
 		} {
-			judge(g.goal, g.key, p.way, func(st *Stats) (string, bool, bool) {
+			judge(g.goal, g.key, p.way, func(st *stats) (string, bool, bool) {
 				ps := get(g.key, p.postStart)
 				if ps == nil {
 					return "—", false, false
@@ -91,7 +91,7 @@ func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
 	// same kubelet (p95; the p50s are shown).
 	for _, way := range []string{"fork/annotated", "fork/native-wait-ready"} {
 		judge("b. Job: last app exit → Succeeded: p95 ≤ 1000 ms and ≤ no sidecars", "b", way,
-			func(st *Stats) (string, bool, bool) {
+			func(st *stats) (string, bool, bool) {
 				ns := get("b", "fork/no-sidecars")
 				if ns == nil {
 					return "—", false, false
@@ -102,7 +102,7 @@ func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
 	// c: p95 within 20 ms of the runtime's floor in the same lanes.
 	for _, way := range []string{"fork/annotated", "fork/native-wait-ready"} {
 		judge("c. last app exit → first sidecar SIGTERM: p95 within 20 ms of the floor", "c", way,
-			func(st *Stats) (string, bool, bool) {
+			func(st *stats) (string, bool, bool) {
 				floor, kill := get("c0", way), get("c1", way)
 				if floor == nil {
 					return "—", false, false
@@ -119,7 +119,7 @@ func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
 	for _, key := range []string{"e3", "e5"} {
 		for _, way := range []string{"fork/annotated", "fork/native-wait-ready"} {
 			judge(fmt.Sprintf("e. create → all ready, %s sidecars: no slower than the postStart hook (p50)", key[1:]), key, way,
-				func(st *Stats) (string, bool, bool) {
+				func(st *stats) (string, bool, bool) {
 					ps := get(key, "fork/poststart")
 					if ps == nil {
 						return "—", false, false
@@ -132,20 +132,20 @@ func Goals(sum map[string]map[string]*Stats, benches []GoBench) []Verdict {
 	// as benchstat would judge it: a difference that is not significant
 	// (Mann-Whitney U, p ≥ 0.05) is no difference.
 	if up, pa, ok := goBenchRuns(benches, "BenchmarkComputePodActions/no-sidecars"); ok {
-		c := Compare(up, pa)
-		out = append(out, Verdict{
+		c := compare(up, pa)
+		out = append(out, verdict{
 			Goal:    "computePodActions, a pod without sidecars: within 5% of upstream (benchstat's test, α = 0.05)",
 			Way:     "patched tree",
 			Figure:  fmt.Sprintf("%.2f µs, %s", c.Patched/1e3, c),
 			Against: fmt.Sprintf("upstream %.2f µs", c.Upstream/1e3),
-			Met:     map[bool]string{true: "yes", false: "no"}[!c.Significant() || c.Delta <= 5],
+			Met:     map[bool]string{true: "yes", false: "no"}[!c.significant() || c.Delta <= 5],
 		})
 	}
 	return out
 }
 
 // goBenchRuns are one benchmark's ns/op in each tree, run by run.
-func goBenchRuns(benches []GoBench, name string) (upstream, patched []float64, ok bool) {
+func goBenchRuns(benches []goBench, name string) (upstream, patched []float64, ok bool) {
 	for _, b := range benches {
 		if b.Name != name {
 			continue
@@ -160,10 +160,10 @@ func goBenchRuns(benches []GoBench, name string) (upstream, patched []float64, o
 	return upstream, patched, len(upstream) > 0 && len(patched) > 0
 }
 
-// GoalsTable writes the verdicts as a markdown table; besideLabel names
+// goalsTable writes the verdicts as a markdown table; besideLabel names
 // the second configuration of a run that measured one (its column comes
 // last: upstream's defaults are the headline).
-func GoalsTable(w io.Writer, verdicts []Verdict, besideLabel string) {
+func goalsTable(w io.Writer, verdicts []verdict, besideLabel string) {
 	if besideLabel == "" {
 		fmt.Fprintln(w, "| goal | way | p50 / p95 ms (n) | against, same run | met |")
 		fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")

@@ -24,8 +24,8 @@ import (
 )
 
 func TestGoals(t *testing.T) {
-	st := func(p50, p95 float64) *Stats { return &Stats{N: 8, P50: p50, P95: p95} }
-	sum := map[string]map[string]*Stats{
+	st := func(p50, p95 float64) *stats { return &stats{N: 8, P50: p50, P95: p95} }
+	sum := map[string]map[string]*stats{
 		"a0": {
 			"fork/annotated":     st(120, 200), // under 250 and under the hook's 300: met
 			"fork/annotated-p10": st(120, 260), // over 250: missed
@@ -50,13 +50,13 @@ func TestGoals(t *testing.T) {
 		"e3": {"fork/annotated": st(1200, 1400), "fork/poststart": st(1300, 1900)},
 		"e5": {"fork/annotated": st(2100, 2200), "fork/poststart": st(2000, 2500)},
 	}
-	benches := []GoBench{
+	benches := []goBench{
 		{Tree: "upstream", Name: "BenchmarkComputePodActions/no-sidecars", NsPerOp: 10000},
 		{Tree: "patched", Name: "BenchmarkComputePodActions/no-sidecars", NsPerOp: 10400},
 		{Tree: "patched", Name: "BenchmarkComputePodActions/no-sidecars", NsPerOp: 10600},
 	}
 	var got []string
-	for _, v := range Goals(sum, benches) {
+	for _, v := range goals(sum, benches) {
 		got = append(got, strings.Fields(v.Goal)[0]+" "+v.Way+" "+v.Met)
 	}
 	want := []string{
@@ -87,10 +87,10 @@ func TestGoals(t *testing.T) {
 // judges two sets of runs: a difference beyond 5% fails only when it is
 // significant, and a significant one within 5% passes.
 func TestComputePodActionsGoal(t *testing.T) {
-	runs := func(tree string, from float64) []GoBench {
-		var b []GoBench
+	runs := func(tree string, from float64) []goBench {
+		var b []goBench
 		for i := 0; i < 10; i++ {
-			b = append(b, GoBench{Tree: tree, Name: "BenchmarkComputePodActions/no-sidecars", NsPerOp: from + float64(i)*10})
+			b = append(b, goBench{Tree: tree, Name: "BenchmarkComputePodActions/no-sidecars", NsPerOp: from + float64(i)*10})
 		}
 		return b
 	}
@@ -107,8 +107,8 @@ func TestComputePodActionsGoal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			benches := append(runs("upstream", 10000), runs("patched", tt.patched)...)
-			var got []Verdict
-			for _, v := range Goals(nil, benches) {
+			var got []verdict
+			for _, v := range goals(nil, benches) {
 				if strings.HasPrefix(v.Goal, "computePodActions") {
 					got = append(got, v)
 				}

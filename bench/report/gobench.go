@@ -26,17 +26,17 @@ import (
 	"strings"
 )
 
-// GoBench is one line of `go test -bench` output.
-type GoBench struct {
+// goBench is one line of `go test -bench` output.
+type goBench struct {
 	Tree, Name           string
 	NsPerOp, BPerOp, Ops float64
 	AllocsPerOp          float64
 }
 
-// ParseGoBench reads `go test -bench` output; every line of it is
+// parseGoBench reads `go test -bench` output; every line of it is
 // prefixed with the tree's name and a tab by hack/bench/run.sh ("patched\t...").
-func ParseGoBench(r io.Reader) ([]GoBench, error) {
-	var out []GoBench
+func parseGoBench(r io.Reader) ([]goBench, error) {
+	var out []goBench
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		tree, line, ok := strings.Cut(sc.Text(), "\t")
@@ -47,7 +47,7 @@ func ParseGoBench(r io.Reader) ([]GoBench, error) {
 		if len(f) < 4 {
 			continue
 		}
-		b := GoBench{Tree: tree, Name: f[0]}
+		b := goBench{Tree: tree, Name: f[0]}
 		// Drop the GOMAXPROCS suffix (-2).
 		if i := strings.LastIndex(b.Name, "-"); i > 0 {
 			if _, err := strconv.Atoi(b.Name[i+1:]); err == nil {
@@ -91,12 +91,12 @@ func median(values []float64) float64 {
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
-// GoBenchTable writes the medians per tree and benchmark and the patched
-// tree's difference to upstream, benchstat's way (Compare).
-func GoBenchTable(w io.Writer, benches []GoBench) {
+// goBenchTable writes the medians per tree and benchmark and the patched
+// tree's difference to upstream, benchstat's way (compare).
+func goBenchTable(w io.Writer, benches []goBench) {
 	type key struct{ tree, name string }
 	ns := map[key][]float64{}
-	last := map[key]GoBench{}
+	last := map[key]goBench{}
 	var names []string
 	seen := map[string]bool{}
 	for _, b := range benches {
@@ -121,7 +121,7 @@ func GoBenchTable(w io.Writer, benches []GoBench) {
 		}
 		diff := "—"
 		if len(ns[up]) > 0 && len(ns[pa]) > 0 {
-			diff = Compare(ns[up], ns[pa]).String()
+			diff = compare(ns[up], ns[pa]).String()
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", strings.TrimPrefix(n, "BenchmarkComputePodActions/"), cell(up), cell(pa), diff)
 	}

@@ -31,11 +31,11 @@ func TestParseGoBenchAndTable(t *testing.T) {
 		"upstream\tBenchmarkComputePodActions/no-sidecars-2         \t   20000\t     11500 ns/op\t    5464 B/op\t     211 allocs/op\n" +
 		"upstream\tPASS\n" +
 		"no tab here\n"
-	benches, err := ParseGoBench(strings.NewReader(out))
+	benches, err := parseGoBench(strings.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []GoBench{
+	want := []goBench{
 		{Tree: "patched", Name: "BenchmarkComputePodActions/no-sidecars", Ops: 20000, NsPerOp: 11000, BPerOp: 5464, AllocsPerOp: 211},
 		{Tree: "patched", Name: "BenchmarkComputePodActions/no-sidecars", Ops: 20000, NsPerOp: 13000, BPerOp: 5464, AllocsPerOp: 211},
 		{Tree: "patched", Name: "BenchmarkComputePodActions/two-annotated-sidecars", Ops: 20000, NsPerOp: 13200, BPerOp: 5880, AllocsPerOp: 217},
@@ -45,7 +45,7 @@ func TestParseGoBenchAndTable(t *testing.T) {
 		t.Fatalf("parsed (-want +got):\n%s", diff)
 	}
 	var b strings.Builder
-	GoBenchTable(&b, benches)
+	goBenchTable(&b, benches)
 	wantTable := `| benchmark | upstream | patched | patched vs upstream |
 | --- | ---: | ---: | ---: |
 | no-sidecars | 11.50 µs, 5464 B, 211 allocs (median of 1) | 12.00 µs, 5464 B, 211 allocs (median of 2) | ~ (p=1.000 n=1+2) |

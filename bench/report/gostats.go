@@ -30,46 +30,46 @@ import (
 	"sort"
 )
 
-// SignificanceLevel is the α below which a difference counts as real.
-const SignificanceLevel = 0.05
+// significanceLevel is the α below which a difference counts as real.
+const significanceLevel = 0.05
 
 // exactUMax bounds the sample sizes (m·n) for which the U statistic's
 // exact distribution is computed; larger samples, and samples with ties,
 // use the normal approximation, as benchstat does.
 const exactUMax = 400
 
-// A Comparison is the patched tree's runs against upstream's.
-type Comparison struct {
+// A comparison is the patched tree's runs against upstream's.
+type comparison struct {
 	Upstream, Patched float64 // medians, ns/op
 	N, M              int     // runs: upstream's, the patched tree's
 	Delta             float64 // the medians' difference, %: patched against upstream
 	P                 float64 // the two-sided Mann-Whitney U test's p-value
 }
 
-// Significant says whether the difference is real at SignificanceLevel.
-func (c Comparison) Significant() bool { return c.P < SignificanceLevel }
+// significant says whether the difference is real at significanceLevel.
+func (c comparison) significant() bool { return c.P < significanceLevel }
 
 // String is benchstat's way: "+1.2% (p=0.003 n=10+10)", or "~" for the
 // difference when it is not significant.
-func (c Comparison) String() string {
+func (c comparison) String() string {
 	delta := fmt.Sprintf("%+.1f%%", c.Delta)
-	if !c.Significant() {
+	if !c.significant() {
 		delta = "~"
 	}
 	return fmt.Sprintf("%s (p=%.3f n=%d+%d)", delta, c.P, c.N, c.M)
 }
 
-// Compare compares the patched tree's runs with upstream's.
-func Compare(upstream, patched []float64) Comparison {
-	c := Comparison{Upstream: median(upstream), Patched: median(patched), N: len(upstream), M: len(patched)}
+// compare compares the patched tree's runs with upstream's.
+func compare(upstream, patched []float64) comparison {
+	c := comparison{Upstream: median(upstream), Patched: median(patched), N: len(upstream), M: len(patched)}
 	c.Delta = (c.Patched/c.Upstream - 1) * 100
-	c.P = MannWhitneyU(upstream, patched)
+	c.P = mannWhitneyU(upstream, patched)
 	return c
 }
 
-// MannWhitneyU is the two-sided p-value of the Mann-Whitney U test that
+// mannWhitneyU is the two-sided p-value of the Mann-Whitney U test that
 // x and y come from the same distribution; 1 when either is empty.
-func MannWhitneyU(x, y []float64) float64 {
+func mannWhitneyU(x, y []float64) float64 {
 	n, m := len(x), len(y)
 	if n == 0 || m == 0 {
 		return 1

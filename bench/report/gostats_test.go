@@ -54,8 +54,8 @@ func TestMannWhitneyU(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := MannWhitneyU(tt.x, tt.y); math.Abs(got-tt.want) > 1e-9 {
-				t.Errorf("MannWhitneyU = %.6f, want %.6f", got, tt.want)
+			if got := mannWhitneyU(tt.x, tt.y); math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("mannWhitneyU = %.6f, want %.6f", got, tt.want)
 			}
 		})
 	}
@@ -82,12 +82,12 @@ func TestCompare(t *testing.T) {
 	up := []float64{100, 101, 102, 103, 104, 105, 106, 107, 108, 109}
 	slower := []float64{110, 111, 112, 113, 114, 115, 116, 117, 118, 119}
 	mixed := []float64{100.5, 101.5, 102.5, 103.5, 104.5, 105.5, 106.5, 107.5, 108.5, 109.5}
-	if got, want := Compare(up, slower).String(), "+9.6% (p=0.000 n=10+10)"; got != want {
-		t.Errorf("Compare(slower) = %q, want %q", got, want)
+	if got, want := compare(up, slower).String(), "+9.6% (p=0.000 n=10+10)"; got != want {
+		t.Errorf("compare(slower) = %q, want %q", got, want)
 	}
-	c := Compare(up, mixed)
+	c := compare(up, mixed)
 	// p checked by enumerating the C(20, 10) orders: 0.7394.
-	if c.Significant() || c.String() != "~ (p=0.739 n=10+10)" {
-		t.Errorf("Compare(mixed) = %q (significant %v), want ~ with p 0.739", c.String(), c.Significant())
+	if c.significant() || c.String() != "~ (p=0.739 n=10+10)" {
+		t.Errorf("compare(mixed) = %q (significant %v), want ~ with p 0.739", c.String(), c.significant())
 	}
 }

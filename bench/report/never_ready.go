@@ -31,9 +31,9 @@ import (
 )
 
 const (
-	// LateReadyAPrimeGoal bounds a′ (p95) of the fresh pods' sidecars, which
+	// lateReadyAPrimeGoal bounds a′ (p95) of the fresh pods' sidecars, which
 	// start while the others wait: the contract's quarter of a second (rule 3).
-	LateReadyAPrimeGoal = 250.0
+	lateReadyAPrimeGoal = 250.0
 )
 
 // neverReadyJudged: the fork's ways whose extra checks the goals judge
@@ -48,15 +48,15 @@ func judgedNeverReady(r results.NeverReadyRun) bool {
 	return ok && w.Kubelet == "fork" && w.WaitsOnKubeletProbe()
 }
 
-// NeverReadyGoals is the scenario's one verdict line (the README's table
+// neverReadyGoals is the scenario's one verdict line (the README's table
 // of verdicts has a bound of lines): for each of the fork's runs, the
 // never-ready sidecars' extra checks at most one a second each from 10 s
 // to 60 s of their life, and a′ (p95) of the late sidecars' apps within
-// LateReadyAPrimeGoal meanwhile; the other ways' a′ of the same run beside
+// lateReadyAPrimeGoal meanwhile; the other ways' a′ of the same run beside
 // them. Without a run of the fork's the line says it was not measured.
-func NeverReadyGoals(runs []results.NeverReadyRun) []RateVerdict {
+func neverReadyGoals(runs []results.NeverReadyRun) []rateVerdict {
 	goal := fmt.Sprintf("never-ready sidecars: extra checks from %s to 60 s of their life ≤ %.0f/s each; meanwhile pods created beside them: a′ (/ready 200 → app start) p95 ≤ %.0f ms",
-		results.FormatDuration(results.ExtraChecksSettledAfter), results.MaxExtraChecksPerSecond, LateReadyAPrimeGoal)
+		results.FormatDuration(results.ExtraChecksSettledAfter), results.MaxExtraChecksPerSecond, lateReadyAPrimeGoal)
 	var judged, rivals []results.NeverReadyRun
 	for _, r := range runs {
 		if judgedNeverReady(r) {
@@ -66,7 +66,7 @@ func NeverReadyGoals(runs []results.NeverReadyRun) []RateVerdict {
 		}
 	}
 	if len(judged) == 0 {
-		return []RateVerdict{{Goal: goal, Way: strings.Join(neverReadyJudged, "`, `"), Figure: "not measured", Met: "—"}}
+		return []rateVerdict{{Goal: goal, Way: strings.Join(neverReadyJudged, "`, `"), Figure: "not measured", Met: "—"}}
 	}
 	var ways, figures, missed []string
 	for _, r := range judged {
@@ -84,7 +84,7 @@ func NeverReadyGoals(runs []results.NeverReadyRun) []RateVerdict {
 		if ap, missing := r.FreshAPrimes(); r.Error == "" {
 			if len(ap) > 0 {
 				fig += fmt.Sprintf(", fresh pods' a′ p95 %s ms (each %s, created after %s)", results.FormatMS(results.Percentile(ap, 95)), results.JoinMS(ap), strings.Join(r.FreshTimes(), ", "))
-				aPrimeMet = missing == 0 && results.Percentile(ap, 95) <= LateReadyAPrimeGoal
+				aPrimeMet = missing == 0 && results.Percentile(ap, 95) <= lateReadyAPrimeGoal
 			}
 			if missing > 0 {
 				fig += fmt.Sprintf(", %d fresh pods without a′", missing)
@@ -111,18 +111,18 @@ func NeverReadyGoals(runs []results.NeverReadyRun) []RateVerdict {
 			rivalAPrimes = append(rivalAPrimes, fmt.Sprintf("`%s` %s ms", r.Way, results.FormatMS(results.Percentile(ap, 95))))
 		}
 	}
-	v := RateVerdict{Goal: goal, Way: strings.Join(ways, "`, `"), Figure: strings.Join(figures, "; "), Met: "yes"}
+	v := rateVerdict{Goal: goal, Way: strings.Join(ways, "`, `"), Figure: strings.Join(figures, "; "), Met: "yes"}
 	if len(rivalAPrimes) > 0 {
 		v.Figure += "; fresh pods' a′ p95 " + strings.Join(rivalAPrimes, ", ")
 	}
 	if len(missed) > 0 {
 		v.Met = "no: " + strings.Join(missed, ", ")
 	}
-	return []RateVerdict{v}
+	return []rateVerdict{v}
 }
 
-// NeverReadyNote explains the section.
-const NeverReadyNote = "`bench never-ready`: for each way, pods created at once, each with one sidecar its app waits for: N whose\n" +
+// neverReadyNote explains the section.
+const neverReadyNote = "`bench never-ready`: for each way, pods created at once, each with one sidecar its app waits for: N whose\n" +
 	"/ready never answers 200 (bench probe-rate's pods), and a few whose sidecar turns ready late; then, while they wait,\n" +
 	"fresh pods created one at a time, whose sidecar turns ready 1 s after its start. The kubelet's counters\n" +
 	"are scraped once a second for the sidecars' first minute and 2 s more: the fork's extra runs node-wide, and\n" +
@@ -138,8 +138,8 @@ const NeverReadyNote = "`bench never-ready`: for each way, pods created at once,
 	"late sidecar turns ready after 10 s of waiting, when it is checked once a second, so its detection alone may take\n" +
 	"a second: its a′ is shown beside.\n\n"
 
-// NeverReadyTable writes the windows of every run, the runs as columns.
-func NeverReadyTable(w io.Writer, runs []results.NeverReadyRun) {
+// neverReadyTable writes the windows of every run, the runs as columns.
+func neverReadyTable(w io.Writer, runs []results.NeverReadyRun) {
 	cols := make([][]results.NeverReadyWindow, len(runs))
 	rows := 0
 	fmt.Fprint(w, "| age (s) |")
@@ -234,8 +234,8 @@ func neverReadySection(md io.Writer, runs []results.NeverReadyRun) {
 	}
 	runs = append([]results.NeverReadyRun(nil), runs...)
 	sort.SliceStable(runs, func(i, j int) bool { return wayOrder(runs[i].Way) < wayOrder(runs[j].Way) })
-	fmt.Fprint(md, NeverReadyNote)
-	NeverReadyTable(md, runs)
+	fmt.Fprint(md, neverReadyNote)
+	neverReadyTable(md, runs)
 	for _, r := range runs {
 		if r.Error != "" {
 			fmt.Fprintf(md, "\n`%s`, failed: %s\n", r.Way, r.Error)

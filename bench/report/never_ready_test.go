@@ -40,11 +40,11 @@ func TestNeverReadyGoals(t *testing.T) {
 	tests := []struct {
 		name string
 		runs []results.NeverReadyRun
-		want RateVerdict
+		want rateVerdict
 	}{{
 		name: "both met",
 		runs: []results.NeverReadyRun{upstream, prompt},
-		want: RateVerdict{Goal: goal, Way: "fork/native-wait-ready-p10",
+		want: rateVerdict{Goal: goal, Way: "fork/native-wait-ready-p10",
 			Figure: "`fork/native-wait-ready-p10` " + checks + " 1.10/s of all its runs (at most 1.14), fresh pods' a′ p95 200 ms (each 200, created after 30 s)" + late + "; " +
 				"fresh pods' a′ p95 `upstream/native-startup` 800 ms",
 			Met: "yes"},
@@ -53,7 +53,7 @@ func TestNeverReadyGoals(t *testing.T) {
 		// a second misses the other half.
 		name: "a′ missed, and one busy sidecar",
 		runs: []results.NeverReadyRun{slow, uneven},
-		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/annotated-p10",
+		want: rateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/annotated-p10",
 			Figure: "`fork/annotated-p10` " + checks + " 1.10/s of all its runs (at most 1.14), fresh pods' a′ p95 300 ms (each 300, created after 30 s)" + late + "; " +
 				"`fork/annotated-p10` " + checks + " 1.60/s of all its runs (at most 1.14), fresh pods' a′ p95 200 ms (each 200, created after 30 s)" + late,
 			Met: "no: `fork/annotated-p10`'s a′, `fork/annotated-p10`'s checks"},
@@ -62,27 +62,27 @@ func TestNeverReadyGoals(t *testing.T) {
 		// so not met.
 		name: "no fresh pod",
 		runs: []results.NeverReadyRun{benchtest.SteadyNeverReadyRun("fork/annotated-p10", 1, 1)},
-		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10",
+		want: rateVerdict{Goal: goal, Way: "fork/annotated-p10",
 			Figure: "`fork/annotated-p10` 1.00/s per waiting sidecar (105 extra runs in 105 sidecar-seconds, at most 108; 2 never ready), the busiest 1.10/s of all its runs (at most 1.14), no fresh pod" + late,
 			Met:    "no: `fork/annotated-p10`'s a′"},
 	}, {
 		name: "a failed run",
 		runs: []results.NeverReadyRun{{Way: "fork/annotated", Kubelet: "fork", Error: "3 of 13 sidecars running after 3m0s"}},
-		want: RateVerdict{Goal: goal, Way: "fork/annotated", Figure: "`fork/annotated` error: 3 of 13 sidecars running after 3m0s",
+		want: rateVerdict{Goal: goal, Way: "fork/annotated", Figure: "`fork/annotated` error: 3 of 13 sidecars running after 3m0s",
 			Met: "no: `fork/annotated`'s checks, `fork/annotated`'s a′"},
 	}, {
 		// Without a run of the fork's (none, or only upstream's): not
 		// measured, no figure.
 		name: "not measured",
-		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/native-wait-ready-p10", Figure: "not measured", Met: "—"},
+		want: rateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/native-wait-ready-p10", Figure: "not measured", Met: "—"},
 	}, {
 		name: "only upstream's",
 		runs: []results.NeverReadyRun{upstream},
-		want: RateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/native-wait-ready-p10", Figure: "not measured", Met: "—"},
+		want: rateVerdict{Goal: goal, Way: "fork/annotated-p10`, `fork/native-wait-ready-p10", Figure: "not measured", Met: "—"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff([]RateVerdict{tt.want}, NeverReadyGoals(tt.runs)); diff != "" {
+			if diff := cmp.Diff([]rateVerdict{tt.want}, neverReadyGoals(tt.runs)); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
 			}
 		})
@@ -96,7 +96,7 @@ func TestNeverReadyTable(t *testing.T) {
 	// The settled span needs 10 s and more: the figures of 10–60 s are
 	// "—", the starts' row says why.
 	var b strings.Builder
-	NeverReadyTable(&b, []results.NeverReadyRun{r, {Way: "fork/native-wait-ready-p10", Error: "boom"}})
+	neverReadyTable(&b, []results.NeverReadyRun{r, {Way: "fork/native-wait-ready-p10", Error: "boom"}})
 	want := "| age (s) | `fork/annotated-p10` | `fork/native-wait-ready-p10` |\n" +
 		"| --- | ---: | ---: |\n" +
 		"| 0–2 | 20.00, 20.10 | |\n" +

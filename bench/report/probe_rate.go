@@ -18,7 +18,7 @@ package report
 
 // bench probe-rate's runs in the report: their table, and the verdicts on
 // the fork's node-wide bound of extra runs and the checks each waiting
-// sidecar still gets (RateVerdict, the table the other scenarios' verdicts
+// sidecar still gets (rateVerdict, the table the other scenarios' verdicts
 // share).
 
 import (
@@ -29,8 +29,8 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
-// ProbeRateNote explains the probe-rate table.
-const ProbeRateNote = "`bench probe-rate`: for each way, N pods created at once, each with one sidecar whose /ready never\n" +
+// probeRateNote explains the probe-rate table.
+const probeRateNote = "`bench probe-rate`: for each way, N pods created at once, each with one sidecar whose /ready never\n" +
 	"answers 200 (its probe, periodSeconds 1, never gives up), so that every sidecar stays waited on. The kubelet's\n" +
 	"counters are scraped once a second: `prober_probe_total` of the sidecars' waited-on probe (every run, periodic\n" +
 	"and extra; `fork/no-sidecars`: the same sidecar's plain readiness probe) and the fork's\n" +
@@ -39,8 +39,8 @@ const ProbeRateNote = "`bench probe-rate`: for each way, N pods created at once,
 	"only time the fork adds runs; *peak* is the highest one-second rate. The fork's bound is 200 extra runs a\n" +
 	"second node-wide, with bursts of 20 (the series' prober: extraProbeRunsPerSecond, extraProbeRunsBurst).\n\n"
 
-// ProbeRateTable writes the probe-rate runs as a markdown table.
-func ProbeRateTable(w io.Writer, runs []results.ProbeRate) {
+// probeRateTable writes the probe-rate runs as a markdown table.
+func probeRateTable(w io.Writer, runs []results.ProbeRate) {
 	fmt.Fprintln(w, "| way | waiting sidecars | all running after | measured | probe runs/s (periodic + extra) | per sidecar | peak runs/s | extra runs/s, peak | held back/s | kubelet CPU, % of a core |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, p := range runs {
@@ -62,12 +62,12 @@ func ProbeRateTable(w io.Writer, runs []results.ProbeRate) {
 	}
 }
 
-// A RateVerdict is one goal judged on one way's probe-rate run.
-type RateVerdict struct {
+// A rateVerdict is one goal judged on one way's probe-rate run.
+type rateVerdict struct {
 	Goal, Way, Figure, Met string
 }
 
-// ProbeRateGoals judges the fork's ways of a probe-rate run against the
+// probeRateGoals judges the fork's ways of a probe-rate run against the
 // node-wide bound of the extra runs, a token bucket of ExtraRunsPerSecond
 // with a burst of ExtraRunsBurst: in any T seconds it lets at most
 // ExtraRunsPerSecond·T + ExtraRunsBurst runs through, so over the measured
@@ -76,15 +76,15 @@ type RateVerdict struct {
 // at least MinChecksPerSidecar times a second where the bound leaves room for
 // it (up to 66 sidecars, with their own periodic runs). The verdicts come
 // goal by goal.
-func ProbeRateGoals(runs []results.ProbeRate) []RateVerdict {
-	var bounds, each []RateVerdict
+func probeRateGoals(runs []results.ProbeRate) []rateVerdict {
+	var bounds, each []rateVerdict
 	for _, p := range runs {
 		if p.Kubelet != "fork" || p.Way == "fork/no-sidecars" {
 			continue
 		}
-		bound := RateVerdict{Goal: fmt.Sprintf("extra probe runs with %d sidecars waiting: within the node-wide bound, %d/s with bursts of %d (at most %d·T + %d in any T seconds between scrapes)",
+		bound := rateVerdict{Goal: fmt.Sprintf("extra probe runs with %d sidecars waiting: within the node-wide bound, %d/s with bursts of %d (at most %d·T + %d in any T seconds between scrapes)",
 			p.Pods, results.ExtraRunsPerSecond, results.ExtraRunsBurst, results.ExtraRunsPerSecond, results.ExtraRunsBurst), Way: p.Way, Figure: "—", Met: "—"}
-		checked := RateVerdict{Goal: fmt.Sprintf("each of %d waiting sidecars checked ≥ %.0f times a second", p.Pods, results.MinChecksPerSidecar),
+		checked := rateVerdict{Goal: fmt.Sprintf("each of %d waiting sidecars checked ≥ %.0f times a second", p.Pods, results.MinChecksPerSidecar),
 			Way: p.Way, Figure: "—", Met: "—"}
 		r, err := p.RatesOf()
 		if p.Error == "" && err == nil {
@@ -105,9 +105,9 @@ func ProbeRateGoals(runs []results.ProbeRate) []RateVerdict {
 
 func yesNo(b bool) string { return map[bool]string{true: "yes", false: "no"}[b] }
 
-// ProbeRateGoalsTable writes the verdicts as a markdown table, a goal
-// named once for the ways judged against it in a row (as GoalsTable does).
-func ProbeRateGoalsTable(w io.Writer, verdicts []RateVerdict) {
+// probeRateGoalsTable writes the verdicts as a markdown table, a goal
+// named once for the ways judged against it in a row (as goalsTable does).
+func probeRateGoalsTable(w io.Writer, verdicts []rateVerdict) {
 	fmt.Fprintln(w, "| goal | way | figure | met |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- |")
 	last := ""

@@ -39,7 +39,7 @@ func TestProbeRateGoals(t *testing.T) {
 			{At: 3 * sec, Runs: 3*runs + 2*extraPerSec + peakExtra, Extra: 2*extraPerSec + peakExtra},
 		}}
 	}
-	got := ProbeRateGoals([]results.ProbeRate{
+	got := probeRateGoals([]results.ProbeRate{
 		run("fork/annotated", "fork", 50, 190, 215),         // within the bound; 50 + 198 runs/s: 4.96 each
 		run("fork/native-wait-ready", "fork", 50, 200, 260), // a second over bound + burst
 		run("fork/annotated", "fork", 100, 200, 200),        // 3 each: beyond what the bound leaves room for
@@ -81,7 +81,7 @@ func TestProbeRateGoals(t *testing.T) {
 
 func TestProbeRateGoalsTable(t *testing.T) {
 	var b strings.Builder
-	ProbeRateGoalsTable(&b, []RateVerdict{
+	probeRateGoalsTable(&b, []rateVerdict{
 		{Goal: "g1", Way: "fork/annotated", Figure: "1", Met: "yes"},
 		{Goal: "g1", Way: "fork/native-wait-ready", Figure: "2", Met: "no"},
 		{Goal: "g2", Way: "fork/annotated", Figure: "3", Met: "—"},

@@ -51,8 +51,8 @@ func Command(args []string) error {
 		return err
 	}
 	ways := waysMeasured(run.samples)
-	sum := Summarize(run.samples)
-	benches, err := readGoBench(opts.goBench)
+	sum := summarize(run.samples)
+	benches, err := readGoBench(opts.gobench)
 	if err != nil {
 		return err
 	}
@@ -60,11 +60,11 @@ func Command(args []string) error {
 	if err != nil {
 		return err
 	}
-	goals, err := writeGoals(opts.out, verdicts)
+	goalsMD, err := writeGoals(opts.out, verdicts)
 	if err != nil {
 		return err
 	}
-	return writeReportMD(opts.out, opts.meta, run, ways, sum, benches, goals)
+	return writeReportMD(opts.out, opts.meta, run, ways, sum, benches, goalsMD)
 }
 
 // options are bench report's flags.
@@ -77,7 +77,7 @@ type options struct {
 	// configuration, besideLabel what it is.
 	besideSamples, besideLabel string
 
-	goBench string // the computePodActions benchmark's output
+	gobench string // the computePodActions benchmark's output
 	meta    string // markdown for the top of report.md
 	out     string // the folder the report goes to
 }
@@ -87,7 +87,7 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.StringVar(&o.samples, "samples", "", "samples (JSON lines) of bench run")
-	fs.StringVar(&o.goBench, "gobench", "", "computePodActions benchmark output of hack/bench/run.sh")
+	fs.StringVar(&o.gobench, "gobench", "", "computePodActions benchmark output of hack/bench/run.sh")
 	fs.StringVar(&o.meta, "meta", "", "markdown to put at the top (date, machine, load)")
 	fs.StringVar(&o.segments, "segments", "", "the ways' runs (JSON lines) of bench run: the kubelet's CPU time")
 	fs.StringVar(&o.probeRates, "probe-rates", "", "the runs (JSON lines) of bench probe-rate")
@@ -112,7 +112,7 @@ type runRecords struct {
 	segments    []results.Segment
 	probeRates  []results.ProbeRate
 	density     []results.DensityRun
-	densitySums []DensitySummary
+	densitySums []densitySummary
 	chains      []results.ChainPod
 	neverReady  []results.NeverReadyRun
 }
@@ -143,7 +143,7 @@ func readRun(o options) (runRecords, error) {
 			return r, err
 		}
 	}
-	r.densitySums = SummarizeDensity(r.density)
+	r.densitySums = summarizeDensity(r.density)
 	r.chains, r.neverReady, err = readChainAndNeverReady(o.chain, o.neverReady)
 	return r, err
 }
@@ -184,7 +184,7 @@ func waysMeasured(samples []results.Sample) []string {
 
 // readGoBench reads the computePodActions benchmark's output; none for no
 // path.
-func readGoBench(path string) ([]GoBench, error) {
+func readGoBench(path string) ([]goBench, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -192,7 +192,7 @@ func readGoBench(path string) ([]GoBench, error) {
 	if err != nil {
 		return nil, err
 	}
-	benches, err := ParseGoBench(f)
+	benches, err := parseGoBench(f)
 	f.Close()
 	return benches, err
 }
@@ -202,17 +202,17 @@ type runVerdicts struct {
 	// ways: the goals of bench run's samples (and of the Go benchmark),
 	// each with its verdict in the second configuration beside it when the
 	// run measured one, which besideLabel names ("" otherwise).
-	ways        []Verdict
+	ways        []verdict
 	besideLabel string
 	// rates: the goals of the other scenarios (probe-rate, density,
 	// chain, never-ready), which share a table.
-	rates []RateVerdict
+	rates []rateVerdict
 }
 
 // judge judges the run against every goal; with besideSamples, the ways'
 // goals in the second configuration too.
-func judge(run runRecords, sum map[string]map[string]*Stats, benches []GoBench, besideSamples, besideLabel string) (runVerdicts, error) {
-	v := runVerdicts{ways: Goals(sum, benches)}
+func judge(run runRecords, sum map[string]map[string]*stats, benches []goBench, besideSamples, besideLabel string) (runVerdicts, error) {
+	v := runVerdicts{ways: goals(sum, benches)}
 	if besideSamples != "" {
 		if besideLabel == "" {
 			return v, fmt.Errorf("report: -beside-samples needs -beside-label")
@@ -224,12 +224,12 @@ func judge(run runRecords, sum map[string]map[string]*Stats, benches []GoBench, 
 		for i := range beside {
 			beside[i].Metrics = results.ComputeMetrics(&beside[i])
 		}
-		v.ways = WithBeside(v.ways, Goals(Summarize(beside), nil))
+		v.ways = withBeside(v.ways, goals(summarize(beside), nil))
 		v.besideLabel = besideLabel
 	}
 	// The probe-rate and density verdicts share a table: one more table
 	// would be two more lines of the README, which has a bound.
-	v.rates = append(append(ProbeRateGoals(run.probeRates), DensityGoals(run.densitySums)...), chainAndNeverReadyGoals(run.chains, run.neverReady)...)
+	v.rates = append(append(probeRateGoals(run.probeRates), densityGoals(run.densitySums)...), chainAndNeverReadyGoals(run.chains, run.neverReady)...)
 	return v, nil
 }
 
@@ -237,30 +237,31 @@ func judge(run runRecords, sum map[string]map[string]*Stats, benches []GoBench, 
 // in the README, and goals-summary.txt, one line for the README's results
 // table (make bench writes it there); it returns goals.md's text.
 func writeGoals(dir string, v runVerdicts) (string, error) {
-	var goals strings.Builder
-	GoalsTable(&goals, v.ways, v.besideLabel)
+	var md strings.Builder
+	goalsTable(&md, v.ways, v.besideLabel)
 	if len(v.rates) > 0 {
-		goals.WriteString("\n")
-		ProbeRateGoalsTable(&goals, v.rates)
+		md.WriteString("\n")
+		probeRateGoalsTable(&md, v.rates)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "goals-summary.txt"), []byte(GoalsSummary(v.ways, v.rates, v.besideLabel)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "goals-summary.txt"), []byte(goalsSummary(v.ways, v.rates, v.besideLabel)+"\n"), 0o644); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "goals.md"), []byte(goals.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "goals.md"), []byte(md.String()), 0o644); err != nil {
 		return "", err
 	}
-	return goals.String(), nil
+	return md.String(), nil
 }
 
-// writeReportMD writes report.md, section by section, and the pictures
-// and JSON documents its sections come with, into dir.
-func writeReportMD(dir, meta string, run runRecords, ways []string, sum map[string]map[string]*Stats, benches []GoBench, goals string) error {
+// writeReportMD writes report.md, section by section (goalsMD: the
+// verdicts' tables of goals.md), and the pictures and JSON documents its
+// sections come with, into dir.
+func writeReportMD(dir, meta string, run runRecords, ways []string, sum map[string]map[string]*stats, benches []goBench, goalsMD string) error {
 	var md strings.Builder
 	if err := writeHead(&md, meta); err != nil {
 		return err
 	}
 	md.WriteString("## Against the goals\n\n")
-	md.WriteString(goals)
+	md.WriteString(goalsMD)
 	md.WriteString("\n")
 	waysSection(&md, ways, run.samples)
 	resultsSection(&md, sum, ways, run.samples)
@@ -322,9 +323,9 @@ func waysSection(md *strings.Builder, ways []string, samples []results.Sample) {
 
 // resultsSection writes the table of every scenario and way, and how many
 // pods had an error.
-func resultsSection(md *strings.Builder, sum map[string]map[string]*Stats, ways []string, samples []results.Sample) {
+func resultsSection(md *strings.Builder, sum map[string]map[string]*stats, ways []string, samples []results.Sample) {
 	md.WriteString("\n## Results (milliseconds)\n\n")
-	Table(md, sum, ways)
+	table(md, sum, ways)
 	errs := 0
 	for _, s := range samples {
 		if s.Error != "" {
@@ -336,8 +337,8 @@ func resultsSection(md *strings.Builder, sum map[string]map[string]*Stats, ways 
 
 // aPrimeSection draws every pod's a′, way by way (aprime.svg), when the
 // run has any.
-func aPrimeSection(md *strings.Builder, dir string, sum map[string]map[string]*Stats, ways []string) error {
-	groups := SampleBoxGroups(sum, ways)
+func aPrimeSection(md *strings.Builder, dir string, sum map[string]map[string]*stats, ways []string) error {
+	groups := sampleBoxGroups(sum, ways)
 	if len(groups) == 0 {
 		return nil
 	}
@@ -355,9 +356,9 @@ func aPrimeSection(md *strings.Builder, dir string, sum map[string]map[string]*S
 
 // periodSection writes a′ by the probes' periodSeconds, when the run has
 // a′ of any way.
-func periodSection(md *strings.Builder, sum map[string]map[string]*Stats, ways []string) {
+func periodSection(md *strings.Builder, sum map[string]map[string]*stats, ways []string) {
 	var periods strings.Builder
-	if !PeriodTable(&periods, sum, ways) {
+	if !periodTable(&periods, sum, ways) {
 		return
 	}
 	md.WriteString("\n## a′ by the probes' periodSeconds\n\n")
@@ -370,16 +371,15 @@ func periodSection(md *strings.Builder, sum map[string]map[string]*Stats, ways [
 // costSection writes what the probes and the kubelet's CPU cost while the
 // pods waited, when the table has a row.
 func costSection(md *strings.Builder, samples []results.Sample, segs []results.Segment, ways []string) {
-	costs := Costs(samples, segs, ways)
-	var costTable strings.Builder
-	CostTable(&costTable, costs, ways)
-	if strings.Count(costTable.String(), "\n") <= 2 {
+	var rows strings.Builder
+	costTable(&rows, costs(samples, segs, ways), ways)
+	if strings.Count(rows.String(), "\n") <= 2 {
 		return
 	}
 	md.WriteString("\n## Probes and kubelet CPU while pods wait\n\n")
 	md.WriteString(costNote)
-	md.WriteString(costTable.String())
-	if l := IdleLine(segs); l != "" {
+	md.WriteString(rows.String())
+	if l := idleLine(segs); l != "" {
 		md.WriteString("\n" + l + "\n")
 	}
 }
@@ -388,8 +388,8 @@ func costSection(md *strings.Builder, samples []results.Sample, segs []results.S
 // JSON document (probe-rates.json).
 func probeRateSection(md *strings.Builder, dir string, runs []results.ProbeRate) error {
 	md.WriteString("\n## Probe runs with many sidecars waiting\n\n")
-	md.WriteString(ProbeRateNote)
-	ProbeRateTable(md, runs)
+	md.WriteString(probeRateNote)
+	probeRateTable(md, runs)
 	js, err := json.Marshal(runs)
 	if err != nil {
 		return err
@@ -398,18 +398,18 @@ func probeRateSection(md *strings.Builder, dir string, runs []results.ProbeRate)
 }
 
 // goBenchSection writes the computePodActions benchmark of both trees.
-func goBenchSection(md *strings.Builder, benches []GoBench) {
+func goBenchSection(md *strings.Builder, benches []goBench) {
 	md.WriteString("\n## computePodActions, patched against upstream\n\n")
 	md.WriteString("`go test -bench BenchmarkComputePodActions` in `pkg/kubelet/kuberuntime` of each tree (the same benchmark\n" +
 		"function copied into the pristine tree); a pod of three running containers, with the feature gate at its default.\n\n")
-	GoBenchTable(md, benches)
+	goBenchTable(md, benches)
 	md.WriteString("\nOn a busy machine the times of single runs spread widely; the allocations are exact.\n")
 }
 
 // timelinesSection draws one timeline per scenario (timeline-a.svg to
 // timeline-e.svg): for every way, its pod whose value is the scenario's
 // median.
-func timelinesSection(md *strings.Builder, dir string, sum map[string]map[string]*Stats, ways []string, samples []results.Sample) error {
+func timelinesSection(md *strings.Builder, dir string, sum map[string]map[string]*stats, ways []string, samples []results.Sample) error {
 	md.WriteString("\n## Timelines\n\nEach picture shows, for every way, the pod whose value is the median of the scenario.\n\n")
 	for _, letter := range []string{"a", "b", "c", "d", "e"} {
 		key := pictureKey(letter)
@@ -450,16 +450,16 @@ func writeSVG(dir, name string, draw func(io.Writer) error) error {
 
 // densitySection writes the density runs into the report: the table, the
 // pictures (density-*.svg) and density.json.
-func densitySection(md *strings.Builder, dir string, runs []results.DensityRun, sums []DensitySummary) error {
+func densitySection(md *strings.Builder, dir string, runs []results.DensityRun, sums []densitySummary) error {
 	md.WriteString("\n## Many pods at once\n\n")
-	md.WriteString(DensityNote)
-	DensityTable(md, sums)
-	if l := DensityIdleLine(runs); l != "" {
+	md.WriteString(densityNote)
+	densityTable(md, sums)
+	if l := densityIdleLine(runs); l != "" {
 		md.WriteString("\n" + l + "\n")
 	}
 	md.WriteString("\n")
-	DensityNodeSection(md, sums)
-	DensityAPrimeSplit(md, sums)
+	densityNodeSection(md, sums)
+	densityAPrimeSplit(md, sums)
 	js, err := densityJSON(runs, sums)
 	if err != nil {
 		return err
@@ -480,20 +480,20 @@ func densitySection(md *strings.Builder, dir string, runs []results.DensityRun, 
 		{"density-ready.svg", "Time from the first create to every pod Ready, against the pods created at once",
 			func(w io.Writer, title string) error {
 				return pictures.WriteLineChart(w, title, "pods created at once", "seconds (p50 of the runs; bar: their range)",
-					DensityCurve(sums, func(s DensitySummary) (float64, float64, float64) {
+					densityCurve(sums, func(s densitySummary) (float64, float64, float64) {
 						return spread(s.AllReadyP50/1000, s.AllReadyMin/1000, s.AllReadyMax/1000)
 					}))
 			}},
 		{"density-cpu.svg", "The kubelet's CPU per pod above idle, against the pods created at once",
 			func(w io.Writer, title string) error {
 				return pictures.WriteLineChart(w, title, "pods created at once", "CPU ms per pod (p50 of the runs; bar: their range)",
-					DensityCurve(sums, func(s DensitySummary) (float64, float64, float64) {
+					densityCurve(sums, func(s densitySummary) (float64, float64, float64) {
 						return spread(s.KubeletPerPod, s.KubeletPerPodMin, s.KubeletPerPodMax)
 					}))
 			}},
 		{"density-aprime.svg", "a′ with many pods at once: sidecar /ready 200 → its app's start, every pod of every run",
 			func(w io.Writer, title string) error {
-				return pictures.WriteBoxPlot(w, title, "milliseconds", DensityBoxGroups(sums), 0, "")
+				return pictures.WriteBoxPlot(w, title, "milliseconds", densityBoxGroups(sums), 0, "")
 			}},
 	}
 	md.WriteString("\n")

@@ -28,8 +28,8 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
-// Stats are the summary of one scenario and way.
-type Stats struct {
+// stats are the summary of one scenario and way.
+type stats struct {
 	N              int
 	P50, P95, Max  float64
 	Min            float64
@@ -38,17 +38,17 @@ type Stats struct {
 	MedianSampleAt int // index in the sample list of the sample nearest the median
 }
 
-// Summarize groups the samples by scenario and way.
-func Summarize(samples []results.Sample) map[string]map[string]*Stats {
-	out := map[string]map[string]*Stats{}
+// summarize groups the samples by scenario and way.
+func summarize(samples []results.Sample) map[string]map[string]*stats {
+	out := map[string]map[string]*stats{}
 	for i, s := range samples {
 		for k, v := range s.Metrics {
 			if out[k] == nil {
-				out[k] = map[string]*Stats{}
+				out[k] = map[string]*stats{}
 			}
 			st := out[k][s.Way]
 			if st == nil {
-				st = &Stats{Scenario: k, Way: s.Way, MedianSampleAt: -1}
+				st = &stats{Scenario: k, Way: s.Way, MedianSampleAt: -1}
 				out[k][s.Way] = st
 			}
 			st.SamplesMillis = append(st.SamplesMillis, v)
@@ -76,9 +76,9 @@ func Summarize(samples []results.Sample) map[string]map[string]*Stats {
 	return out
 }
 
-// Table writes the markdown table: one row per scenario and way that has
+// table writes the markdown table: one row per scenario and way that has
 // samples, times in ms.
-func Table(w io.Writer, sum map[string]map[string]*Stats, ways []string) {
+func table(w io.Writer, sum map[string]map[string]*stats, ways []string) {
 	fmt.Fprintln(w, "| scenario | way | n | p50 ms | p95 ms | max ms | goal |")
 	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | --- |")
 	for _, sc := range results.Scenarios {
@@ -103,9 +103,9 @@ func relTime(base, t int64) string {
 	return time.Duration(t - base).Round(time.Millisecond).String()
 }
 
-// Cost is what probing cost the kubelet in one way's pods, and the CPU
+// cost is what probing cost the kubelet in one way's pods, and the CPU
 // time the kubelet spent over the way's runs.
-type Cost struct {
+type cost struct {
 	Way  string
 	Pods int // pods whose probe counts were scraped
 	// The sidecars waited on: sidecars that started and then served their
@@ -136,11 +136,11 @@ type Cost struct {
 	CPUError                string
 }
 
-// Costs computes the Cost of every way that has samples or segments.
-func Costs(samples []results.Sample, segs []results.Segment, ways []string) map[string]*Cost {
-	out := map[string]*Cost{}
+// costs computes the cost of every way that has samples or segments.
+func costs(samples []results.Sample, segs []results.Segment, ways []string) map[string]*cost {
+	out := map[string]*cost{}
 	for _, name := range ways {
-		out[name] = &Cost{Way: name, IdleRate: math.NaN()}
+		out[name] = &cost{Way: name, IdleRate: math.NaN()}
 	}
 	for i := range samples {
 		s := &samples[i]
@@ -224,8 +224,8 @@ func Costs(samples []results.Sample, segs []results.Segment, ways []string) map[
 	return out
 }
 
-// CostTable writes the probe and CPU table, one row per way.
-func CostTable(w io.Writer, costs map[string]*Cost, ways []string) {
+// costTable writes the probe and CPU table, one row per way.
+func costTable(w io.Writer, costs map[string]*cost, ways []string) {
 	fmt.Fprintln(w, "| way | sidecars waited on | mean wait ms | probe runs while waiting: all / in prober_probe_total | per second per waiting sidecar: all / in the metric | failed runs left out of the metric | probe runs/s per probed container, start → ready | kubelet CPU ms per pod | above idle | kubelet CPU, % of a core |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, name := range ways {
@@ -260,8 +260,8 @@ func CostTable(w io.Writer, costs map[string]*Cost, ways []string) {
 	}
 }
 
-// IdleLine describes the kubelet's idle CPU measurements.
-func IdleLine(segs []results.Segment) string {
+// idleLine describes the kubelet's idle CPU measurements.
+func idleLine(segs []results.Segment) string {
 	var parts []string
 	for _, g := range segs {
 		if g.Way != "idle" {
@@ -280,12 +280,12 @@ func IdleLine(segs []results.Segment) string {
 	return "The kubelet with no pod of ours (measured before the ways): " + strings.Join(parts, "; ") + "."
 }
 
-// PeriodTable writes a′ of every way side by side by its probes'
+// periodTable writes a′ of every way side by side by its probes'
 // periodSeconds: one row per kubelet and pod style, one column per period.
-func PeriodTable(w io.Writer, sum map[string]map[string]*Stats, ways []string) bool {
+func periodTable(w io.Writer, sum map[string]map[string]*stats, ways []string) bool {
 	type row struct {
 		label string
-		by    map[int32]*Stats
+		by    map[int32]*stats
 	}
 	var rows []*row
 	byKey := map[string]*row{}
@@ -299,7 +299,7 @@ func PeriodTable(w io.Writer, sum map[string]map[string]*Stats, ways []string) b
 		key := way.Kubelet + "/" + way.Style
 		r := byKey[key]
 		if r == nil {
-			r = &row{label: strings.TrimSuffix(name, "-p10"), by: map[int32]*Stats{}}
+			r = &row{label: strings.TrimSuffix(name, "-p10"), by: map[int32]*stats{}}
 			byKey[key] = r
 			rows = append(rows, r)
 		}

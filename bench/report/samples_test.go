@@ -34,13 +34,13 @@ func TestSummarizeAndTable(t *testing.T) {
 		samples = append(samples, results.Sample{Way: "fork/annotated", Repeat: i, Metrics: results.Metrics{"a": v}})
 	}
 	samples = append(samples, results.Sample{Way: "fork/native-startup", Metrics: results.Metrics{"a": 250.4, "b": 900}})
-	sum := Summarize(samples)
+	sum := summarize(samples)
 	st := sum["a"]["fork/annotated"]
 	if st.N != 3 || st.P50 != 20 || st.P95 != 30 || st.Max != 30 || st.Min != 10 || st.MedianSampleAt != 2 {
 		t.Errorf("stats = %+v", st)
 	}
 	var b strings.Builder
-	Table(&b, sum, []string{"fork/annotated", "fork/native-startup", "upstream/none"})
+	table(&b, sum, []string{"fork/annotated", "fork/native-startup", "upstream/none"})
 	want := `| scenario | way | n | p50 ms | p95 ms | max ms | goal |
 | --- | --- | ---: | ---: | ---: | ---: | --- |
 | a. sidecar ready (probe result) → first app start | fork/annotated | 3 | 20.0 | 30.0 | 30.0 | p95 < 100 ms |
@@ -91,9 +91,9 @@ func TestCosts(t *testing.T) {
 		{Way: "fork/no-sidecars", KubeletPID: 8, Pods: 4, Start: 60e9, End: 70e9, KubeletCPU: 0.5},
 	}
 	ways := []string{"fork/annotated-p10", "fork/poststart", "fork/no-sidecars", "upstream/no-sidecars", "fork/annotated"}
-	costs := Costs(samples, segs, ways)
-	p10 := costs["fork/annotated-p10"]
-	want := &Cost{Way: "fork/annotated-p10", Pods: 2, Waiting: 2, WaitSeconds: 2,
+	byWay := costs(samples, segs, ways)
+	p10 := byWay["fork/annotated-p10"]
+	want := &cost{Way: "fork/annotated-p10", Pods: 2, Waiting: 2, WaitSeconds: 2,
 		WaitRuns: 2 * (10 + 1), WaitCounted: 2 * (2 + 1), Uncounted: 2 * 8,
 		AllRuns: 2 * (2 + 10), AllSeconds: 2 * 2, CPUSeconds: 2.2, WallSeconds: 40, SegPods: 16, IdleRate: 0.02}
 	if diff := cmp.Diff(want, p10, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })); diff != "" {
@@ -101,21 +101,21 @@ func TestCosts(t *testing.T) {
 	}
 	// postStart: the hook saw it ready, so the kubelet's success is not in
 	// the wait; no CPU time for a run whose kubelet went away.
-	if ps := costs["fork/poststart"]; ps.WaitRuns != 1 || ps.WaitCounted != 1 || ps.CPUError == "" {
+	if ps := byWay["fork/poststart"]; ps.WaitRuns != 1 || ps.WaitCounted != 1 || ps.CPUError == "" {
 		t.Errorf("poststart: %+v", ps)
 	}
 	// No sidecars: nothing waits; the log was not read; no idle rate for
 	// that kubelet.
-	if ns := costs["fork/no-sidecars"]; ns.Waiting != 0 || ns.Uncounted != -1 || ns.AllRuns != 3 || !math.IsNaN(ns.IdleRate) {
+	if ns := byWay["fork/no-sidecars"]; ns.Waiting != 0 || ns.Uncounted != -1 || ns.AllRuns != 3 || !math.IsNaN(ns.IdleRate) {
 		t.Errorf("no-sidecars: %+v", ns)
 	}
 
-	if q := costs["fork/annotated"]; q.Uncounted != -1 || q.WaitRuns != 3 || q.WaitCounted != 3 {
+	if q := byWay["fork/annotated"]; q.Uncounted != -1 || q.WaitRuns != 3 || q.WaitCounted != 3 {
 		t.Errorf("a quiet log counts for nothing: %+v", q)
 	}
 
 	var b strings.Builder
-	CostTable(&b, costs, ways)
+	costTable(&b, byWay, ways)
 	wantTable := `| way | sidecars waited on | mean wait ms | probe runs while waiting: all / in prober_probe_total | per second per waiting sidecar: all / in the metric | failed runs left out of the metric | probe runs/s per probed container, start → ready | kubelet CPU ms per pod | above idle | kubelet CPU, % of a core |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 | ` + "`fork/annotated-p10`" + ` | 2 | 1000 | 22 / 6 | 11.00 / 3.00 | 16 | 6.00 | 138 | 87.5 | 5.5% |
@@ -126,8 +126,8 @@ func TestCosts(t *testing.T) {
 	if diff := cmp.Diff(wantTable, b.String()); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
 	}
-	if got, want := IdleLine(segs), "The kubelet with no pod of ours (measured before the ways): pid 7: 0.20 s of CPU in 10.0 s, 2.0% of a core."; got != want {
-		t.Errorf("IdleLine = %q, want %q", got, want)
+	if got, want := idleLine(segs), "The kubelet with no pod of ours (measured before the ways): pid 7: 0.20 s of CPU in 10.0 s, 2.0% of a core."; got != want {
+		t.Errorf("idleLine = %q, want %q", got, want)
 	}
 }
 
@@ -140,9 +140,9 @@ func TestPeriodTable(t *testing.T) {
 			results.Sample{Way: "fork/poststart-p10", Repeat: i, Metrics: results.Metrics{"a0": v / 4}})
 	}
 	samples = append(samples, results.Sample{Way: "fork/no-sidecars", Metrics: results.Metrics{"e1": 1000}})
-	sum := Summarize(samples)
+	sum := summarize(samples)
 	var b strings.Builder
-	if !PeriodTable(&b, sum, []string{"fork/annotated", "fork/annotated-p10", "fork/poststart-p10", "fork/no-sidecars"}) {
+	if !periodTable(&b, sum, []string{"fork/annotated", "fork/annotated-p10", "fork/poststart-p10", "fork/no-sidecars"}) {
 		t.Fatal("no table")
 	}
 	want := "| a′ p50 / p95 ms (n) | periodSeconds 1 | periodSeconds 10 |\n" +
@@ -152,7 +152,7 @@ func TestPeriodTable(t *testing.T) {
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
 	}
-	if PeriodTable(&b, sum, []string{"fork/no-sidecars"}) {
+	if periodTable(&b, sum, []string{"fork/no-sidecars"}) {
 		t.Error("a table without a′")
 	}
 }

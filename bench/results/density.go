@@ -189,11 +189,11 @@ func (r DensityRun) APrimes() []float64 {
 	return out
 }
 
-// CPUPerPodMs is a process's CPU time over the run's two windows (its
+// cpuPerPodMs is a process's CPU time over the run's two windows (its
 // pods' start and their end) less its idle rate over the same wall time,
 // per pod, in ms; NaN when unknown. cpu picks the process of a mark, known
 // whether it was read at all.
-func (r DensityRun) CPUPerPodMs(cpu func(CPUMark) float64, idleCPU float64, known bool) float64 {
+func (r DensityRun) cpuPerPodMs(cpu func(CPUMark) float64, idleCPU float64, known bool) float64 {
 	c := r.CPU
 	if !known || r.N == 0 || r.Idle.Seconds <= 0 {
 		return math.NaN()
@@ -208,14 +208,14 @@ func (r DensityRun) CPUPerPodMs(cpu func(CPUMark) float64, idleCPU float64, know
 	return (used - idleCPU/r.Idle.Seconds*wall) / float64(r.N) * 1000
 }
 
-// KubeletPerPodMs is the kubelet's CPU per pod above idle (CPUPerPodMs).
+// KubeletPerPodMs is the kubelet's CPU per pod above idle (cpuPerPodMs).
 func (r DensityRun) KubeletPerPodMs() float64 {
-	return r.CPUPerPodMs(func(m CPUMark) float64 { return m.Kubelet }, r.Idle.Kubelet, r.Idle.KubeletKnown)
+	return r.cpuPerPodMs(func(m CPUMark) float64 { return m.Kubelet }, r.Idle.Kubelet, r.Idle.KubeletKnown)
 }
 
 // ContainerdPerPodMs is containerd's CPU per pod above idle.
 func (r DensityRun) ContainerdPerPodMs() float64 {
-	return r.CPUPerPodMs(func(m CPUMark) float64 { return m.Containerd }, r.Idle.Containerd, r.Idle.ContainerdKnown)
+	return r.cpuPerPodMs(func(m CPUMark) float64 { return m.Containerd }, r.Idle.Containerd, r.Idle.ContainerdKnown)
 }
 
 // Restarted says whether the kubelet or containerd was restarted between

@@ -41,18 +41,18 @@ func (n SVGNode) Attr(name string) string {
 	return ""
 }
 
-// Walk calls fn on n and every element below it.
-func (n SVGNode) Walk(fn func(SVGNode)) {
+// walk calls fn on n and every element below it.
+func (n SVGNode) walk(fn func(SVGNode)) {
 	fn(n)
 	for _, c := range n.Children {
-		c.Walk(fn)
+		c.walk(fn)
 	}
 }
 
 // Find returns the elements of that name (and class, unless "").
 func (n SVGNode) Find(name, class string) []SVGNode {
 	var out []SVGNode
-	n.Walk(func(e SVGNode) {
+	n.walk(func(e SVGNode) {
 		if e.XMLName.Local == name && (class == "" || e.Attr("class") == class) {
 			out = append(out, e)
 		}
