@@ -23,7 +23,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
@@ -96,11 +95,6 @@ func table(w io.Writer, sum map[string]map[string]*stats, ways []string) {
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s |\n", title, way, st.N, results.FormatMS(st.P50), results.FormatMS(st.P95), results.FormatMS(st.Max), goal)
 		}
 	}
-}
-
-// relTime formats t relative to base in ms.
-func relTime(base, t int64) string {
-	return time.Duration(t - base).Round(time.Millisecond).String()
 }
 
 // cost is what probing cost the kubelet in one way's pods, and the CPU
