@@ -164,7 +164,6 @@ func (r DensityRun) AllReadyMs() (float64, bool) {
 	return ms(r.Start, r.AllReady), true
 }
 
-// APrimes are the a′ of the run's pods, ms, in pod order.
 // APrimeParts are its pods' a′ parts (DensityPod.APrimeParts), part by
 // part.
 func (r DensityRun) APrimeParts() [3][]float64 {
@@ -179,6 +178,7 @@ func (r DensityRun) APrimeParts() [3][]float64 {
 	return out
 }
 
+// APrimes are the a′ of the run's pods, ms, in pod order.
 func (r DensityRun) APrimes() []float64 {
 	var out []float64
 	for _, p := range r.Pods {
