@@ -3,7 +3,8 @@
 # KEP draft, docs/kep/README.md, where it has the same blocks)
 # (<!-- bench-NAME:begin (written by make bench; do not edit) --> ...
 # <!-- bench-NAME:end -->), each opening with the run it comes from: written
-# by bench figures (bench/figures.go) from a quiet run, never typed by hand.
+# by bench figures (bench/report/figures.go) from a quiet run, never typed
+# by hand.
 #
 #   hack/bench/docs-figures.sh DIR   write the blocks from the files bench
 #                                    figures wrote into DIR (make bench, after

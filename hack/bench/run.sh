@@ -48,9 +48,9 @@
 #                    with 4 lanes than with 1), alike for all ways, which
 #                    run one after the other; BENCH_PARALLEL=1 measures one
 #                    pod at a time
-#   BENCH_WAYS=...   comma-separated ways (default: all, see bench/pods.go;
-#                    none: only the probe-rate, density, chain and
-#                    never-ready runs)
+#   BENCH_WAYS=...   comma-separated ways (default: all, see
+#                    bench/results/ways.go; none: only the probe-rate,
+#                    density, chain and never-ready runs)
 #   BENCH_FORK_KUBELET=path  the fork's kubelet to measure (default the
 #                    built one, _output/vX.Y.Z/bin/kubelet), e.g. a build
 #                    of an earlier series; the cluster gets the built one
@@ -117,7 +117,8 @@
 #                    upstream/native-startup)
 #   BENCH_GO=0       skip the Go benchmark; BENCH_GO_COUNT=N runs of it per
 #                    tree (default 10, as benchstat advises: the trees are
-#                    compared by the Mann-Whitney U test, bench/gostats.go)
+#                    compared by the Mann-Whitney U test,
+#                    bench/report/gostats.go)
 #   BENCH_OUT=dir    where the report goes (default docs/bench)
 #   BENCH_REPORT_FROM=_output/bench/<time>  measure nothing: write that
 #                    run's report again from its raw files, with the

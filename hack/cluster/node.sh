@@ -30,9 +30,9 @@ node_settings() {
 # Children start in their parent's cgroup, so containerd's holds its shims
 # and what they run (runc, CNI plugins) too, and cpuacct.usage keeps the
 # CPU of the processes that exited: bench density reads what a pod costs
-# each of them there (bench/density_serve.go). The kubelet and runc put
-# the pods' containers into $CGROUP_ROOT by absolute paths, whatever
-# cgroup they run in themselves.
+# each of them there (bench/measure/density_serve.go). The kubelet and
+# runc put the pods' containers into $CGROUP_ROOT by absolute paths,
+# whatever cgroup they run in themselves.
 #
 # serve_cgroup_dir prints the folder of $SERVE_CGROUP in the cpuacct
 # hierarchy, or fails: no SERVE_CGROUP, or no cgroup v1 cpuacct hierarchy

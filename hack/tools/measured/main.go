@@ -58,7 +58,7 @@ var Files = []string{"README.md", "docs/benchmarks.md", "docs/kep/README.md", "d
 // measurements: a figure of the pattern inside one of them passes. Each is
 // matched as written, within one line.
 var Allowed = []struct{ Phrase, Why string }{
-	{"every 100 ms", "the postStart way's hook polls /ready this often: the way's definition (bench/pods.go)"},
+	{"every 100 ms", "the postStart way's hook polls /ready this often: the way's definition (bench/measure/pods.go)"},
 	{"0.5 s after", "a chain's sidecars turn ready this long after their start: the scenario's definition"},
 	{"0.5 to 3 s after", "the density runs' sidecars' ready delays: the scenario's definition"},
 	{"300 ms drain", "the test app drains this long on SIGTERM: the scenario's definition"},
