@@ -116,7 +116,7 @@ func ChainCommand(args []string) error {
 	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig of the cluster")
 	cri := fs.String("cri", "", "CRI endpoint of the node's runtime (unix://...): the containers' times")
 	podLogs := fs.String("pod-logs", "", "the kubelet's podLogsDir: the sidecars' logged ready times")
-	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go), all of the running kubelet: those that order sidecars")
+	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go), all of the running kubelet: those that order sidecars")
 	sidecars := fs.Int("sidecars", 20, "sidecars in each pod's chain")
 	repeat := fs.Int("repeat", 2, "pods of every way")
 	timeout := fs.Duration("timeout", 8*time.Minute, "how long a pod may take to have every container ready (upstream's native sidecars take a probe period, 10 s, per sidecar)")

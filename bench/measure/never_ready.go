@@ -318,7 +318,7 @@ func NeverReadyCommand(args []string) error {
 	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT)")
 	cri := fs.String("cri", "", "CRI endpoint of the node's runtime (unix://...): the sidecars' and apps' start times")
 	podLogs := fs.String("pod-logs", "", "the kubelet's podLogsDir: the late sidecars' logged ready times")
-	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go) whose apps wait for a probe, all on the running kubelet")
+	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go) whose apps wait for a probe, all on the running kubelet")
 	never := fs.Int("pods", 10, "pods whose sidecar never turns ready, per way")
 	lateFlag := fs.String("late", "15s,30s,45s", "one more pod for each delay, whose sidecar turns ready after it (\"\": none)")
 	freshFlag := fs.String("fresh", "15s,30s,45s", "one more pod created at each time after the others, whose sidecar turns ready 1 s after its start (\"\": none)")

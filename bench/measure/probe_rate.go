@@ -130,7 +130,7 @@ func ProbeRateCommand(args []string) error {
 	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig of the cluster")
 	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT)")
 	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc")
-	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go), all on the running kubelet")
+	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go), all on the running kubelet")
 	pods := fs.Int("pods", 50, "pods created at once per way, one waiting sidecar each")
 	span := fs.Duration("span", 15*time.Second, "how long to measure once every sidecar runs")
 	out := fs.String("out", "", "file to append each way's ProbeRate to (JSON lines)")

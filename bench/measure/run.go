@@ -75,7 +75,7 @@ func RunCommand(args []string) error {
 	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig of the cluster")
 	cri := fs.String("cri", "", "CRI endpoint of the node's runtime (unix://...)")
 	podLogs := fs.String("pod-logs", "", "the kubelet's podLogsDir")
-	waysFlag := fs.String("ways", "", "comma-separated ways (see pods.go)")
+	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go)")
 	repeat := fs.Int("repeat", 2, "repeats of every pod of every way")
 	parallel := fs.Int("parallel", 1, "lanes of a way that run at once, each the whole pod plan (the ways themselves run one at a time)")
 	out := fs.String("out", "", "file to append the samples to (JSON lines)")

@@ -191,7 +191,7 @@ const chainNote = "`bench chain`: for each way, pods of N sidecars and one app, 
 	"and `fork/poststart` (whose apps wait for the postStart hook, polling /ready every 100 ms), the startup probe\n" +
 	"of `upstream/native-startup` on the unpatched kubelet. The goal's bound is each pod's own: N × (0.5 s + the\n" +
 	"runtime's start) + 5 s, the runtime's start being each step's CRI CreatedAt → StartedAt of the next container\n" +
-	"in the same pod (bench/chain.go, ChainStep.RuntimeStart, says why that one). A step is one sidecar's turn:\n" +
+	"in the same pod (bench/results/chain.go, ChainStep.RuntimeStart, says why that one). A step is one sidecar's turn:\n" +
 	"its start → its /ready turning 200 (the server's own, 0.5 s) → its readiness seen (the probe served 200, or\n" +
 	"the hook returned) → the next container's CreateContainer (the result's way back, the kubelet's sync and\n" +
 	"its create call) → that container's start (the runtime's start). Per-step figures are p50 / p95 over every\n" +

@@ -72,10 +72,15 @@ type rateVerdict struct {
 // with a burst of ExtraRunsBurst: in any T seconds it lets at most
 // ExtraRunsPerSecond·T + ExtraRunsBurst runs through, so over the measured
 // span the runs counted must stay within that, and no one-second rate above
-// ExtraRunsPerSecond + ExtraRunsBurst. And each waiting sidecar is checked
-// at least MinChecksPerSidecar times a second where the bound leaves room for
-// it (up to 66 sidecars, with their own periodic runs). The verdicts come
-// goal by goal.
+// ExtraRunsPerSecond + ExtraRunsBurst. The verdicts come goal by goal.
+//
+// How often each waiting sidecar was checked is shown beside them, not
+// judged: the measured span opens once every sidecar runs, when on a busy
+// node most are past their first ExtraChecksBackOffAfter and their checks
+// back off (sidecars.ExtraCheckInterval), by design. Whether a sidecar
+// that turns ready among waiting ones is still seen promptly is the
+// never-ready run's goal (neverReadyGoals), which follows each sidecar by
+// its age.
 func probeRateGoals(runs []results.ProbeRate) []rateVerdict {
 	var bounds, each []rateVerdict
 	for _, p := range runs {
@@ -84,18 +89,14 @@ func probeRateGoals(runs []results.ProbeRate) []rateVerdict {
 		}
 		bound := rateVerdict{Goal: fmt.Sprintf("extra probe runs with %d sidecars waiting: within the node-wide bound, %d/s with bursts of %d (at most %d·T + %d in any T seconds between scrapes)",
 			p.Pods, results.ExtraRunsPerSecond, results.ExtraRunsBurst, results.ExtraRunsPerSecond, results.ExtraRunsBurst), Way: p.Way, Figure: "—", Met: "—"}
-		checked := rateVerdict{Goal: fmt.Sprintf("each of %d waiting sidecars checked ≥ %.0f times a second", p.Pods, results.MinChecksPerSidecar),
+		checked := rateVerdict{Goal: fmt.Sprintf("each of %d waiting sidecars: probe runs a second (shown, not judged: their checks back off by age, which the never-ready goal judges)", p.Pods),
 			Way: p.Way, Figure: "—", Met: "—"}
 		r, err := p.RatesOf()
 		if p.Error == "" && err == nil {
 			all := results.Window{Runs: r.Extra * r.Seconds, Seconds: r.Seconds}
 			bound.Figure = fmt.Sprintf("%.0f in %.1f s (%.0f/s; the bound: %.0f); tightest window %s", all.Runs, all.Seconds, r.Extra, all.Bound(), r.Tightest)
 			bound.Met = yesNo(all.WithinBound() && r.Tightest.WithinBound())
-			checked.Figure = fmt.Sprintf("%.1f/s", r.PerSidecar)
-			checked.Met = yesNo(r.PerSidecar >= results.MinChecksPerSidecar)
-			if float64(p.Pods)*results.MinChecksPerSidecar > results.ExtraRunsPerSecond+float64(p.Pods) {
-				checked.Met = "— (beyond the bound's room)"
-			}
+			checked.Figure = fmt.Sprintf("%.1f/s over %.1f s, from %.1f s after the first create (all running)", r.PerSidecar, r.Seconds, p.AllRunning/1000)
 		}
 		bounds = append(bounds, bound)
 		each = append(each, checked)

@@ -167,12 +167,9 @@ func (p ProbeRate) RatesOf() (Rates, error) {
 // ReadProbeRates reads a JSON-lines file of ProbeRate.
 func ReadProbeRates(path string) ([]ProbeRate, error) { return readJSONLines[ProbeRate](path) }
 
-// The fork's node-wide bound of extra runs (the series' prober, worker_sidecar.go), and the
-// rate at which each waiting sidecar is still checked while the bound holds
-// (rule 3: the apps start within a quarter of a second of the sidecar's
-// readiness), up to ExtraRunsPerSecond / MinChecksPerSidecar sidecars.
+// The fork's node-wide bound of extra runs (the series' prober,
+// worker_sidecar.go): ExtraRunsPerSecond with bursts of ExtraRunsBurst.
 const (
-	ExtraRunsPerSecond  = 200
-	ExtraRunsBurst      = 20
-	MinChecksPerSidecar = 4.0
+	ExtraRunsPerSecond = 200
+	ExtraRunsBurst     = 20
 )
