@@ -491,6 +491,41 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			expectPodEvent(ctx, f, pod, "SidecarsReady", fmt.Sprintf("Sidecars %s are ready", sidecar1))
 		})
 
+		ginkgo.It("should keep the regular container waiting while the restartable init container it waits for exits before it is ready", func(ctx context.Context) {
+			// KEP-5307's restarts on a gated sidecar: sidecar-1 exits 1
+			// two seconds into its first run, before it is ready, and is
+			// restarted (restartPolicy Always, with the crash back-off); its
+			// second run is ready 3 s after it starts. regular-1 must wait
+			// for that readiness, and start once. Without the feature
+			// regular-1 starts during sidecar-1's first run, once it runs,
+			// and stays up while sidecar-1 restarts.
+			pod := waitReadyPod("restartable-init-exits-before-ready", sidecar1, 0)
+			pod.Spec.InitContainers[0].Command = []string{"/bin/sh", "-c",
+				"if [ -f /persistent/ran ]; then sleep 3; touch started; sleep 600; else touch /persistent/ran; sleep 2; exit 1; fi"}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the pod to be ready")
+			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+
+			ginkgo.By("Analyzing the containers' statuses")
+			sidecar, regular := pod.Status.InitContainerStatuses[0], pod.Status.ContainerStatuses[0]
+			gomega.Expect(sidecar.RestartCount).To(gomega.Equal(int32(1)), "sidecar-1 should have been restarted once, got %+v", sidecar)
+			gomega.Expect(regular.RestartCount).To(gomega.BeZero(), "regular-1 should have started once, got %+v", regular)
+			gomega.Expect(sidecar.State.Running).NotTo(gomega.BeNil(), "sidecar-1 should be running, got %+v", sidecar)
+			gomega.Expect(regular.State.Running).NotTo(gomega.BeNil(), "regular-1 should be running, got %+v", regular)
+			// The statuses' times count whole seconds; the second run of
+			// sidecar-1 is ready 3 s after it starts.
+			waited := regular.State.Running.StartedAt.Sub(sidecar.State.Running.StartedAt.Time)
+			gomega.Expect(waited).To(gomega.BeNumerically(">=", 2*time.Second), "regular-1 started %v after the restarted sidecar-1, before it could be ready", waited)
+		})
+
 		// Serial and Disruptive as upstream's kubelet restart specs are:
 		// ginkgo runs it alone, as the restart would disturb other specs.
 		f.It("should keep the regular container behind the restartable init container it waits for across a kubelet restart", f.WithSerial(), f.WithDisruptive(), func(ctx context.Context) {
