@@ -526,6 +526,58 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			gomega.Expect(waited).To(gomega.BeNumerically(">=", 2*time.Second), "regular-1 started %v after the restarted sidecar-1, before it could be ready", waited)
 		})
 
+		ginkgo.It("should restart a regular container by its restart rule without waiting again for the restartable init container", func(ctx context.Context) {
+			// KEP-5307's rules on the app behind a gated sidecar: regular-1
+			// first starts once sidecar-1 is ready (3 s after it runs),
+			// then exits 42, and its rule restarts it. Meanwhile sidecar-1
+			// turns not ready (it removes its ready file once regular-1
+			// has exited): only the first start waits, so the restart must
+			// not wait for sidecar-1 again. Without the feature regular-1
+			// first starts once sidecar-1 runs, before it is ready.
+			pod := waitReadyPod("regular-restart-rule-behind-restartable-init", sidecar1, 0)
+			pod.Spec.InitContainers[0].Command = []string{"/bin/sh", "-c",
+				"sleep 3; touch started; while [ ! -f /persistent/exited ]; do sleep 0.2; done; rm started; sleep 600"}
+			containerRestartPolicyNever := v1.ContainerRestartPolicyNever
+			app := &pod.Spec.Containers[0]
+			app.Command = []string{"/bin/sh", "-c", "if [ -f /persistent/exited ]; then sleep 600; else sleep 2; touch /persistent/exited; exit 42; fi"}
+			app.RestartPolicy = &containerRestartPolicyNever
+			app.RestartPolicyRules = []v1.ContainerRestartRule{{
+				Action: v1.ContainerRestartRuleActionRestart,
+				ExitCodes: &v1.ContainerRestartRuleOnExitCodes{
+					Operator: v1.ContainerRestartRuleOnExitCodesOpIn,
+					Values:   []int32{42},
+				},
+			}}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for regular-1 to run again, restarted by its rule, while sidecar-1 is not ready")
+			err := e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "regular-1 restarted beside a sidecar-1 not ready", 2*time.Minute, func(pod *v1.Pod) (bool, error) {
+				if len(pod.Status.InitContainerStatuses) != 1 || len(pod.Status.ContainerStatuses) != 1 {
+					return false, nil
+				}
+				sidecar, regular := pod.Status.InitContainerStatuses[0], pod.Status.ContainerStatuses[0]
+				return regular.RestartCount == 1 && regular.State.Running != nil && sidecar.State.Running != nil && !sidecar.Ready, nil
+			})
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+
+			ginkgo.By("Analyzing the containers' statuses")
+			sidecar, regular := pod.Status.InitContainerStatuses[0], pod.Status.ContainerStatuses[0]
+			gomega.Expect(sidecar.RestartCount).To(gomega.BeZero(), "sidecar-1 should not have restarted, got %+v", sidecar)
+			first := regular.LastTerminationState.Terminated
+			gomega.Expect(first).NotTo(gomega.BeNil(), "regular-1's first run should have terminated, got %+v", regular)
+			gomega.Expect(first.ExitCode).To(gomega.Equal(int32(42)), "regular-1's first run should have exited 42, got %+v", first)
+			// The statuses' times count whole seconds; sidecar-1 is ready
+			// 3 s after it starts.
+			waited := first.StartedAt.Sub(sidecar.State.Running.StartedAt.Time)
+			gomega.Expect(waited).To(gomega.BeNumerically(">=", 2*time.Second), "regular-1 first started %v after sidecar-1, before it could be ready", waited)
+		})
+
 		// Serial and Disruptive as upstream's kubelet restart specs are:
 		// ginkgo runs it alone, as the restart would disturb other specs.
 		f.It("should keep the regular container behind the restartable init container it waits for across a kubelet restart", f.WithSerial(), f.WithDisruptive(), func(ctx context.Context) {
