@@ -333,7 +333,7 @@ results_table() {
       release="${build%%-sidecar-kubelet+*}" hash="${build##*+}"
       release="${release#v}"
       if [ -z "${current[$release]:-}" ]; then
-        current[$release]="$(K8S_VERSION="$release" SERIES_DIR='' bash -c 'source "$1/hack/lib.sh" && build_hash' _ "$ROOT" 2> /dev/null | cut -c1-12 || true)"
+        current[$release]="$(build_hash_of "$release" 2> /dev/null || true)"
         [ -n "${current[$release]}" ] || current[$release]="unsupported"
       fi
       if [ "${current[$release]}" = "$hash" ]; then
@@ -359,6 +359,13 @@ write_results_table() {
   results_table | write_readme_block results
 }
 
+# build_hash_of RELEASE prints the build hash (build_hash, its first 12
+# digits, as kubelet versions carry it) of RELEASE's series as they are now,
+# in a shell of its own, since K8S_VERSION fixes the series a shell works on.
+build_hash_of() {
+  K8S_VERSION="$1" SERIES_DIR='' bash -c 'source "$1/hack/lib.sh" && build_hash' _ "$ROOT" | cut -c1-12
+}
+
 # build_notes [-check] writes (or, with -check, checks) the notes under
 # the generated blocks of docs/ that say whether the fork's kubelet each
 # block names is a build of the series as they are now (hack/tools/buildnotes):
@@ -367,7 +374,7 @@ build_notes() {
   local m release args=()
   for m in $(supported_minors); do
     release="$(pinned_version "$m")" || die "no pinned release for v$m"
-    args+=(-current "$release=$(K8S_VERSION="$release" SERIES_DIR='' bash -c 'source "$1/hack/lib.sh" && build_hash' _ "$ROOT" | cut -c1-12)")
+    args+=(-current "$release=$(build_hash_of "$release")")
   done
   (cd "$ROOT/hack/tools" && go run ./buildnotes "$@" "${args[@]}" "$ROOT")
 }
