@@ -31,8 +31,10 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"k8s.io/kubernetes/pkg/features"
 	kubeletevents "k8s.io/kubernetes/pkg/kubelet/events"
@@ -576,6 +578,66 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// 3 s after it starts.
 			waited := first.StartedAt.Sub(sidecar.State.Running.StartedAt.Time)
 			gomega.Expect(waited).To(gomega.BeNumerically(">=", 2*time.Second), "regular-1 first started %v after sidecar-1, before it could be ready", waited)
+		})
+
+		ginkgo.It("should keep the regular container waiting while the restartable init container it waits for is resized in place", func(ctx context.Context) {
+			// In-place resize (KEP-1287) before the first readiness:
+			// sidecar-1 gets higher CPU and memory limits, which its resize
+			// policy (NotRequired, the default) applies without a restart,
+			// while it runs but is 20 s from ready. The resize must neither
+			// release regular-1 early nor restart sidecar-1. Without the
+			// feature regular-1 starts once sidecar-1 runs, before the
+			// resize.
+			pod := waitReadyPod("restartable-init-resized-before-ready", sidecar1, 20)
+			pod.Spec.InitContainers[0].Resources = v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("50m"), v1.ResourceMemory: resource.MustParse("30Mi")},
+				Limits:   v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("35Mi")},
+			}
+			resizedCPU, resizedMemory := resource.MustParse("200m"), resource.MustParse("45Mi")
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			ginkgo.By("waiting for the restartable init container to run")
+			err := e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "sidecar-1 running", 2*time.Minute, func(pod *v1.Pod) (bool, error) {
+				statuses := pod.Status.InitContainerStatuses
+				return len(statuses) == 1 && statuses[0].State.Running != nil, nil
+			})
+			framework.ExpectNoError(err)
+
+			ginkgo.By("resizing the restartable init container while it is not ready")
+			patch := fmt.Sprintf(`{"spec":{"initContainers":[{"name":%q,"resources":{"limits":{"cpu":%q,"memory":%q}}}]}}`,
+				sidecar1, resizedCPU.String(), resizedMemory.String())
+			_, err = f.ClientSet.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "resize")
+			framework.ExpectNoError(err)
+
+			ginkgo.By("waiting for the kubelet to apply the resize")
+			var resized v1.ContainerStatus
+			err = e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "sidecar-1 resized", time.Minute, func(pod *v1.Pod) (bool, error) {
+				statuses := pod.Status.InitContainerStatuses
+				if len(statuses) != 1 || statuses[0].Resources == nil {
+					return false, nil
+				}
+				limits := statuses[0].Resources.Limits
+				resized = statuses[0]
+				return limits.Cpu().Equal(resizedCPU) && limits.Memory().Equal(resizedMemory), nil
+			})
+			framework.ExpectNoError(err)
+			// The spec is of a resize before the first readiness.
+			gomega.Expect(resized.Ready).To(gomega.BeFalseBecause("sidecar-1 was ready before the kubelet applied the resize, got %+v", resized))
+
+			ginkgo.By("waiting for the pod to be ready")
+			err = e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+			framework.ExpectNoError(err)
+
+			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
+			framework.ExpectNoError(err)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+			gomega.Expect(pod.Status.InitContainerStatuses[0].RestartCount).To(gomega.BeZero(), "the resize restarted sidecar-1")
 		})
 
 		// Serial and Disruptive as upstream's kubelet restart specs are:
