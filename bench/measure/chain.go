@@ -39,12 +39,9 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
@@ -143,18 +140,17 @@ func ChainCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	conn, err := grpc.NewClient(*cri, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	rt, conn, err := dialCRI(*cri)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRecords(*out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	ctx := context.Background()
-	rt := runtimeapi.NewRuntimeServiceClient(conn)
 	// bench run's recorder without its poller, as bench density uses it:
 	// the CRI's times are the runtime's own, read once while the pod runs.
 	r := &runner{cs: cs, rt: rt, podLogs: *podLogs}

@@ -47,8 +47,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -835,17 +833,16 @@ func DensityCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	conn, err := grpc.NewClient(*cri, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	rt, conn, err := dialCRI(*cri)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRecords(*out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	rt := runtimeapi.NewRuntimeServiceClient(conn)
 	// bench run's recorder, without its poller: the pods are read once,
 	// while they all run, not followed every 50 ms (that would load the
 	// runtime whose CPU time is measured).

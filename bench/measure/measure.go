@@ -18,11 +18,15 @@ package measure
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
@@ -40,6 +44,26 @@ func newAPIClient(kubeconfig string) (*rest.Config, kubernetes.Interface, error)
 		return nil, nil, err
 	}
 	return cfg, cs, nil
+}
+
+// dialCRI is a client of the node's CRI runtime at endpoint (unix://...)
+// and the connection under it, for the caller to close. The runtime's
+// socket is local and speaks no TLS, hence the insecure credentials;
+// grpc.NewClient does not connect yet, so a wrong endpoint shows at the
+// first call, not here.
+func dialCRI(endpoint string) (runtimeapi.RuntimeServiceClient, *grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, err
+	}
+	return runtimeapi.NewRuntimeServiceClient(conn), conn, nil
+}
+
+// openRecords opens a JSON-lines file of records for appending, creating
+// it if need be: hack/bench/run.sh runs each command once per kubelet into
+// the same file, and the records of the first must stay.
+func openRecords(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 }
 
 // parseWays reads a comma-separated list of ways' names.

@@ -53,11 +53,8 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
@@ -359,18 +356,17 @@ func NeverReadyCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	conn, err := grpc.NewClient(*cri, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	rt, conn, err := dialCRI(*cri)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRecords(*out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	ctx := context.Background()
-	rt := runtimeapi.NewRuntimeServiceClient(conn)
 	r := &runner{cs: cs, rt: rt, podLogs: *podLogs}
 	r.poller = &criPoller{rt: rt, recs: map[*criRecorder]bool{}}
 	if err := r.setup(ctx); err != nil {

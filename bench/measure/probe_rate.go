@@ -160,7 +160,7 @@ func ProbeRateCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRecords(*out)
 	if err != nil {
 		return err
 	}

@@ -30,8 +30,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,26 +99,26 @@ func RunCommand(args []string) error {
 	if err != nil {
 		return err
 	}
-	conn, err := grpc.NewClient(*cri, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	rt, conn, err := dialCRI(*cri)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRecords(*out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	var segs *os.File
 	if *segmentsOut != "" {
-		if segs, err = os.OpenFile(*segmentsOut, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+		if segs, err = openRecords(*segmentsOut); err != nil {
 			return err
 		}
 		defer segs.Close()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := &runner{cs: cs, rt: runtimeapi.NewRuntimeServiceClient(conn), podLogs: *podLogs,
+	r := &runner{cs: cs, rt: rt, podLogs: *podLogs,
 		runID: fmt.Sprintf("%x", time.Now().Unix()%0xfffff), out: f, kubeletChanged: func() error { return nil }}
 	r.poller = &criPoller{rt: r.rt, recs: map[*criRecorder]bool{}}
 	go r.poller.run(ctx)
