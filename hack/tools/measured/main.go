@@ -75,6 +75,7 @@ var Allowed = []struct{ Phrase, Why string }{
 	{"once a second from 10 s on", "sidecars.ExtraCheckInterval's longest interval and when it reaches it, a setting"},
 	{"readiness turns 5 s after it runs", "the node e2e spec of the mixed case: its definition"},
 	{"readiness turns 10 s after", "the same spec's ungated sidecar: its definition"},
+	{"while it runs but is 20 s from ready", "the node e2e spec of a resize before readiness: its definition"},
 	{"a 120 s grace period, then again with 60 s", "k/k issue #83916's report, quoted in termination-fix.md"},
 	{"waits out the first 120 s", "the same report"},
 	{"by more than 2 s", "upstream's 2-second minimum grace, a constant of the kubelet"},
