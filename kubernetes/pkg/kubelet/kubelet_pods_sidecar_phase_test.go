@@ -173,3 +173,35 @@ func TestPhaseFollowsTheStartedAnnotations(t *testing.T) {
 		t.Errorf("phase = %s, want %s: the sidecar's 143 does not count", got, v1.PodSucceeded)
 	}
 }
+
+// TestPhaseReadsTheSyncsLayout checks that the pod's API status takes the
+// sidecar layout its sync decided and carries in the status
+// (kubecontainer.WithSidecarLayout) rather than decide again: the status
+// here carries a decision that the pod's annotations no longer show, which
+// no real sync hands on, so that the phase tells which one it followed.
+func TestPhaseReadsTheSyncsLayout(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+	_, ctx := ktesting.NewTestContext(t)
+	testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
+	defer testKubelet.Cleanup()
+	kl := testKubelet.kubelet
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "default", UID: "job-uid",
+			Annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}},
+		Spec: v1.PodSpec{
+			RestartPolicy: v1.RestartPolicyNever,
+			Containers:    []v1.Container{{Name: "proxy"}, {Name: "app"}},
+		},
+	}
+	exited := func(name string, code int) *kubecontainer.Status {
+		return &kubecontainer.Status{ID: kubecontainer.ContainerID{Type: "test", ID: name}, Name: name, State: kubecontainer.ContainerStateExited, ExitCode: code}
+	}
+	runtime := []*kubecontainer.Status{exited("proxy", 143), exited("app", 0)}
+	podStatus, _ := kubecontainer.WithSidecarLayout(pod, &kubecontainer.PodStatus{ID: pod.UID, Name: pod.Name, Namespace: pod.Namespace,
+		ContainerStatuses: runtime, ActiveContainerStatuses: runtime})
+	delete(pod.Annotations, "sidecar-kubelet.io/sidecars")
+
+	if got := sidecarTestAPIPodStatus(ctx, kl, pod, podStatus, true).Phase; got != v1.PodSucceeded {
+		t.Errorf("phase = %s, want %s: the layout the sync decided makes proxy a sidecar, whose 143 does not count", got, v1.PodSucceeded)
+	}
+}

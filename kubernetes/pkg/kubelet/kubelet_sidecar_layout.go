@@ -30,31 +30,34 @@ import (
 	"github.com/sidecar-kubelet/sidecar-kubelet/kubelet/sidecars"
 )
 
-// podAsDecided returns the pod as its sidecar layout was decided, from the
-// annotations of its newest sandbox in podStatus
-// (kubecontainer.PodAsDecided): the pod a sync hands on to the runtime, the
-// status manager and the probe workers, each of which reads the layout from
-// it. It is pod itself unless a user changed the sidecar annotations of the
-// running pod.
+// podAsDecided decides the pod's sidecar layout once for a sync, from the
+// annotations of its newest sandbox in podStatus, and returns what the sync
+// hands on: the status carrying the decision
+// (kubecontainer.WithSidecarLayout), from which the runtime's sync and the
+// pod's API status read it, and the pod as decided
+// (kubecontainer.PodAsDecided), from which the parts that see the pod
+// alone read it (the status manager, the probe workers, the kill path).
+// The pod is pod itself unless a user changed the sidecar annotations of
+// the running pod.
 //
 // A sync that finds the pod's sidecar annotations changed says that the
 // change is ignored, with a SidecarAnnotationChanged event, once per change
 // (kl.sidecarEvents: only pods whose annotations changed are remembered,
 // until their SyncTerminatedPod).
-func (kl *Kubelet) podAsDecided(ctx context.Context, pod *v1.Pod, podStatus *kubecontainer.PodStatus) *v1.Pod {
+func (kl *Kubelet) podAsDecided(ctx context.Context, pod *v1.Pod, podStatus *kubecontainer.PodStatus) (*v1.Pod, *kubecontainer.PodStatus) {
+	podStatus, d := kubecontainer.WithSidecarLayout(pod, podStatus)
 	decided := kubecontainer.PodAsDecided(pod, podStatus)
 	if decided == pod {
-		return decided
+		return decided, podStatus
 	}
-	d := kubecontainer.DecideSidecarLayout(pod, podStatus)
 	e := sidecarevents.AnnotationChanged(d, pod.Annotations)
 	if !kl.sidecarEvents.First(pod.UID, e.Key) {
-		return decided
+		return decided, podStatus
 	}
 	logger := klog.FromContext(ctx)
 	logger.Info("Sidecar annotations of a running pod changed; keeping those it started with", "pod", klog.KObj(pod), "change", d.ChangeIn(pod.Annotations))
 	kl.recorder.WithLogger(logger).Event(pod, e.Type, e.Reason, e.Message)
-	return decided
+	return decided, podStatus
 }
 
 // sidecarLayoutInCache returns the layout of a pod the kubelet meets outside

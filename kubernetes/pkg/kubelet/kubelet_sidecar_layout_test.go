@@ -73,9 +73,23 @@ func TestPodAsDecidedSaysTheChangeOnce(t *testing.T) {
 			// Three syncs of the pod.
 			kl.podAsDecided(ctx, pod, tc.status)
 			kl.podAsDecided(ctx, pod, tc.status)
-			got := kl.podAsDecided(ctx, pod, tc.status)
+			got, gotStatus := kl.podAsDecided(ctx, pod, tc.status)
 			if diff := cmp.Diff(tc.want, got.Annotations["sidecar-kubelet.io/sidecars"]); diff != "" {
 				t.Errorf("the pod handed on (-want +got):\n%s", diff)
+			}
+			// The status handed on carries the layout the sync decided
+			// (the sandbox's), and the cache's status is left as it was.
+			if tc.status != nil {
+				carried := gotStatus.SidecarLayout != nil
+				if carried != tc.gate {
+					t.Errorf("the status handed on carries a decision: %v, want %v", carried, tc.gate)
+				}
+				if carried && gotStatus.SidecarLayout.Annotations["sidecar-kubelet.io/sidecars"] != tc.want {
+					t.Errorf("the status handed on carries the decision from %v, want from %q", gotStatus.SidecarLayout.Annotations, tc.want)
+				}
+				if tc.status.SidecarLayout != nil {
+					t.Errorf("the status given was modified")
+				}
 			}
 			if pod.Annotations["sidecar-kubelet.io/sidecars"] != tc.annotation {
 				t.Errorf("the pod was modified")

@@ -43,6 +43,10 @@ func SidecarOrderingEnabled() bool {
 // before (PodAsDecided), so the decision is the same for the pod's whole
 // life, after a kubelet restart too, whatever its annotations say now.
 //
+// A status that carries the decision of the sync that handed it on
+// (WithSidecarLayout) gives that decision: the sync's later readers do not
+// decide again.
+//
 // It keeps nothing and records nothing: whoever acts on the decision says
 // what is wrong with malformed annotations. The zero Decision is upstream
 // behaviour: SidecarContainerOrdering is off, or neither the pod nor its
@@ -51,7 +55,28 @@ func DecideSidecarLayout(pod *v1.Pod, status *PodStatus) sidecars.Decision {
 	if pod == nil || !SidecarOrderingEnabled() {
 		return sidecars.Decision{}
 	}
+	if status != nil && status.SidecarLayout != nil {
+		return *status.SidecarLayout
+	}
 	return sidecars.Decide(pod, sidecarAnnotationsRunWith(pod, status))
+}
+
+// WithSidecarLayout decides the pod's sidecar layout (DecideSidecarLayout)
+// once for a sync, and returns the status the sync hands on, which carries
+// the decision (PodStatus.SidecarLayout), and the decision. The status is a
+// shallow copy: status may be the pod cache's, which the probe workers and
+// the relists read meanwhile. It is status itself, carrying nothing, with
+// the gate off, without a status, or for a pod whose annotations and
+// sandbox have no sidecar annotations, whose readers decide the zero
+// layout again in two map lookups.
+func WithSidecarLayout(pod *v1.Pod, status *PodStatus) (*PodStatus, sidecars.Decision) {
+	d := DecideSidecarLayout(pod, status)
+	if status == nil || status.SidecarLayout != nil || d.Annotations == nil {
+		return status, d
+	}
+	withLayout := *status
+	withLayout.SidecarLayout = &d
+	return &withLayout, d
 }
 
 // PodAsDecided returns the pod carrying the sidecar annotations its layout

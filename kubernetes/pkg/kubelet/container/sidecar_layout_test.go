@@ -93,6 +93,57 @@ func TestSidecarLayoutIsTheSandboxs(t *testing.T) {
 			if diff := cmp.Diff(original, pod); diff != "" {
 				t.Errorf("the pod was modified (-want +got):\n%s", diff)
 			}
+
+			// A sync decides once, and hands on a status carrying the
+			// decision wherever the pod has a layout to carry.
+			status, synced := WithSidecarLayout(pod, tc.status)
+			if diff := cmp.Diff(d, synced, cmp.Comparer(sameError)); diff != "" {
+				t.Errorf("WithSidecarLayout's decision (-want +got):\n%s", diff)
+			}
+			carries := tc.status != nil && tc.gate && len(tc.wantAnnotations) > 0
+			if got := status != nil && status.SidecarLayout != nil; got != carries {
+				t.Errorf("WithSidecarLayout: the status handed on carries a decision: %v, want %v", got, carries)
+			}
+			if diff := cmp.Diff(d, DecideSidecarLayout(pod, status), cmp.Comparer(sameError)); diff != "" {
+				t.Errorf("DecideSidecarLayout of the status handed on (-want +got):\n%s", diff)
+			}
+			if tc.status != nil && tc.status.SidecarLayout != nil {
+				t.Errorf("the status given was modified: it carries a decision")
+			}
 		})
+	}
+}
+
+// sameError compares errors by message: a Decision's Err is a pointer.
+func sameError(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Error() == b.Error()
+}
+
+// TestCarriedSidecarLayoutIsNotDecidedAgain checks that the readers of a
+// sync's status take the decision it carries (WithSidecarLayout) and do
+// not decide again: here the pod's annotations now say otherwise, and
+// reading costs no allocation, where deciding parses the annotations.
+func TestCarriedSidecarLayoutIsNotDecidedAgain(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{UID: "uid", Annotations: map[string]string{sidecars.SidecarsAnnotation: "proxy"}},
+		Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "app"}, {Name: "proxy"}}},
+	}
+	status, d := WithSidecarLayout(pod, &PodStatus{})
+	if diff := cmp.Diff(sidecars.Layout{Sidecars: []string{"proxy"}}, d.Layout); diff != "" {
+		t.Fatalf("WithSidecarLayout (-want +got):\n%s", diff)
+	}
+	pod.Annotations[sidecars.SidecarsAnnotation] = "app"
+	if diff := cmp.Diff(d.Layout, DecideSidecarLayout(pod, status).Layout); diff != "" {
+		t.Errorf("DecideSidecarLayout of the status handed on (-want +got):\n%s", diff)
+	}
+	if again, _ := WithSidecarLayout(pod, status); again != status {
+		t.Errorf("WithSidecarLayout of a status that carries a decision made another")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { DecideSidecarLayout(pod, status) }); allocs != 0 {
+		t.Errorf("DecideSidecarLayout of the status handed on: %v allocations, want 0 (it decided again)", allocs)
 	}
 }

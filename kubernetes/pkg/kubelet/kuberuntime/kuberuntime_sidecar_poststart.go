@@ -45,10 +45,11 @@ import (
 const sidecarPostStartRecord = "sidecar-kubelet-poststart"
 
 // sidecarPostStartMark is the path of the container's mark, or "" when the
-// container is no annotated sidecar with a postStart hook.
-func (m *kubeGenericRuntimeManager) sidecarPostStartMark(pod *v1.Pod, c *v1.Container, containerID string) string {
+// container is no annotated sidecar with a postStart hook. The layout is
+// the one the sync decided, which podStatus carries.
+func (m *kubeGenericRuntimeManager) sidecarPostStartMark(pod *v1.Pod, podStatus *kubecontainer.PodStatus, c *v1.Container, containerID string) string {
 	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil || containerID == "" ||
-		!kubecontainer.SidecarLayoutOf(pod).IsSidecar(c.Name) {
+		!kubecontainer.DecideSidecarLayout(pod, podStatus).Layout.IsSidecar(c.Name) {
 		return ""
 	}
 	dir := m.runtimeHelper.GetPodDir(pod.UID)
@@ -61,8 +62,8 @@ func (m *kubeGenericRuntimeManager) sidecarPostStartMark(pod *v1.Pod, c *v1.Cont
 // markSidecarPostStart marks, before an annotated sidecar's container
 // starts, that its postStart hook is to run. A mark that cannot be written
 // costs only the hook's redelivery after a kubelet restart.
-func (m *kubeGenericRuntimeManager) markSidecarPostStart(ctx context.Context, pod *v1.Pod, c *v1.Container, containerID string) {
-	path := m.sidecarPostStartMark(pod, c, containerID)
+func (m *kubeGenericRuntimeManager) markSidecarPostStart(ctx context.Context, pod *v1.Pod, podStatus *kubecontainer.PodStatus, c *v1.Container, containerID string) {
+	path := m.sidecarPostStartMark(pod, podStatus, c, containerID)
 	if path == "" {
 		return
 	}
@@ -77,8 +78,8 @@ func (m *kubeGenericRuntimeManager) markSidecarPostStart(ctx context.Context, po
 }
 
 // sidecarPostStartReturned removes the mark once the hook has returned.
-func (m *kubeGenericRuntimeManager) sidecarPostStartReturned(ctx context.Context, pod *v1.Pod, c *v1.Container, containerID string) {
-	path := m.sidecarPostStartMark(pod, c, containerID)
+func (m *kubeGenericRuntimeManager) sidecarPostStartReturned(ctx context.Context, pod *v1.Pod, podStatus *kubecontainer.PodStatus, c *v1.Container, containerID string) {
+	path := m.sidecarPostStartMark(pod, podStatus, c, containerID)
 	if path == "" {
 		return
 	}
@@ -89,8 +90,8 @@ func (m *kubeGenericRuntimeManager) sidecarPostStartReturned(ctx context.Context
 
 // sidecarPostStartPending reports whether the container's postStart hook
 // has not returned since it was marked: a kubelet restart interrupted it.
-func (m *kubeGenericRuntimeManager) sidecarPostStartPending(pod *v1.Pod, c *v1.Container, id kubecontainer.ContainerID) bool {
-	path := m.sidecarPostStartMark(pod, c, id.ID)
+func (m *kubeGenericRuntimeManager) sidecarPostStartPending(pod *v1.Pod, podStatus *kubecontainer.PodStatus, c *v1.Container, id kubecontainer.ContainerID) bool {
+	path := m.sidecarPostStartMark(pod, podStatus, c, id.ID)
 	if path == "" {
 		return false
 	}
@@ -115,7 +116,7 @@ func (m *kubeGenericRuntimeManager) resumeSidecarPostStartHooks(ctx context.Cont
 			continue
 		}
 		cs := podStatus.FindActiveContainerStatusByName(c.Name)
-		if cs == nil || cs.State != kubecontainer.ContainerStateRunning || !m.sidecarPostStartPending(pod, c, cs.ID) {
+		if cs == nil || cs.State != kubecontainer.ContainerStateRunning || !m.sidecarPostStartPending(pod, podStatus, c, cs.ID) {
 			continue
 		}
 		logger := klog.FromContext(ctx)
@@ -129,6 +130,6 @@ func (m *kubeGenericRuntimeManager) resumeSidecarPostStartHooks(ctx context.Cont
 			}
 			continue
 		}
-		m.sidecarPostStartReturned(ctx, pod, c, cs.ID.ID)
+		m.sidecarPostStartReturned(ctx, pod, podStatus, c, cs.ID.ID)
 	}
 }

@@ -70,7 +70,7 @@ func (m *kubeGenericRuntimeManager) orderSidecarStarts(ctx context.Context, pod 
 		}
 		// Only a sidecar without probes waits on its postStart hook
 		// (sidecars.Ready): the pod's directory is asked for no other.
-		hookPending := c.ReadinessProbe == nil && c.StartupProbe == nil && m.sidecarPostStartPending(pod, c, id)
+		hookPending := c.ReadinessProbe == nil && c.StartupProbe == nil && m.sidecarPostStartPending(pod, podStatus, c, id)
 		return sidecars.Ready(c, running, probeSucceeded(m.readinessManager, id), probeSucceeded(m.startupManager, id), !hookPending)
 	})
 	// A running container the sync kills for a failed liveness or startup

@@ -49,9 +49,10 @@ import (
 // containers in the order its sidecar layout asks for (annotated sidecars,
 // or native sidecars under wait-ready), within one deadline that a later
 // delete with a shorter grace period moves earlier at once: the kubelet
-// then hands the pod worker's cancellation through to KillPod.
-func OrdersSidecarTermination(pod *v1.Pod) bool {
-	return kubecontainer.SidecarLayoutOf(pod).Ordered()
+// then hands the pod worker's cancellation through to KillPod. The layout
+// is the one the sync decided, which podStatus carries.
+func OrdersSidecarTermination(pod *v1.Pod, podStatus *kubecontainer.PodStatus) bool {
+	return kubecontainer.DecideSidecarLayout(pod, podStatus).Layout.Ordered()
 }
 
 // terminationFixed reports whether the feature gate SidecarTerminationFix
