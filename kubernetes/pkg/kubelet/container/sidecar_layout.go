@@ -110,6 +110,18 @@ func SidecarLayoutOf(pod *v1.Pod) sidecars.Layout {
 	return sidecars.Decide(pod, pod.Annotations).Layout
 }
 
+// SidecarLayoutOfRunningPod returns the layout of a pod the kill path
+// stops: the one the sync decided, when runningPod was made from the
+// sync's status (ConvertPodStatusToRunningPod carries it), else the one
+// the pod carries (SidecarLayoutOf), as for a pod the kubelet cleans up
+// outside a sync.
+func SidecarLayoutOfRunningPod(pod *v1.Pod, runningPod Pod) sidecars.Layout {
+	if runningPod.SidecarLayout != nil && SidecarOrderingEnabled() {
+		return runningPod.SidecarLayout.Layout
+	}
+	return SidecarLayoutOf(pod)
+}
+
 // sidecarAnnotationsRunWith returns the annotations the pod's layout is
 // decided from: its newest sandbox's, the first of status's sandbox
 // statuses as the runtime sorts them, or the pod's own before it has one.

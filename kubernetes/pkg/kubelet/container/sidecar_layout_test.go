@@ -146,4 +146,17 @@ func TestCarriedSidecarLayoutIsNotDecidedAgain(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, func() { DecideSidecarLayout(pod, status) }); allocs != 0 {
 		t.Errorf("DecideSidecarLayout of the status handed on: %v allocations, want 0 (it decided again)", allocs)
 	}
+	// The kill path's running pod, made from the sync's status.
+	running := ConvertPodStatusToRunningPod("test", status)
+	if diff := cmp.Diff(d.Layout, SidecarLayoutOfRunningPod(pod, running)); diff != "" {
+		t.Errorf("SidecarLayoutOfRunningPod of the running pod made from the status (-want +got):\n%s", diff)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { SidecarLayoutOfRunningPod(pod, running) }); allocs != 0 {
+		t.Errorf("SidecarLayoutOfRunningPod: %v allocations, want 0 (it decided again)", allocs)
+	}
+	// A running pod read from the runtime carries nothing: the layout is
+	// the pod's.
+	if diff := cmp.Diff(sidecars.Layout{Sidecars: []string{"app"}}, SidecarLayoutOfRunningPod(pod, Pod{ID: pod.UID})); diff != "" {
+		t.Errorf("SidecarLayoutOfRunningPod of a running pod without a decision (-want +got):\n%s", diff)
+	}
 }
