@@ -272,7 +272,9 @@ doc_has_block() { grep -q "^<!-- $2:begin" "$ROOT/$1"; }
 # there: figures that change per run are written by the command that
 # measured them. A block of docs/ outside docs/results and docs/bench then
 # gets its note again (build_notes), which says which build of the fork's
-# kubelet the run was of.
+# kubelet the run was of; a command that writes several blocks exports
+# DOC_NOTES_LATER=1 and runs build_notes once after the last (the blocks
+# are written in pipes, whose subshells share nothing else with it).
 write_doc_block() {
   local file="$1" name="$2" tmp
   doc_has_block "$file" "$name" || die "$file has no <!-- $name:begin --> line"
@@ -286,7 +288,7 @@ write_doc_block() {
   rm -rf "$tmp"
   case "$file" in
     docs/results/* | docs/bench/*) ;;
-    docs/*) build_notes > /dev/null ;;
+    docs/*) [ "${DOC_NOTES_LATER:-}" = 1 ] || build_notes > /dev/null ;;
   esac
 }
 

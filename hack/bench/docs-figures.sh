@@ -29,10 +29,15 @@ if [ -z "$dir" ]; then
   bench="$ROOT/docs/bench"
   density_args=()
   [ ! -s "$bench/density.json" ] || density_args=(-density "$bench/density.json")
-  took="$(sed -n 's/^`make bench` of .*, \([0-9][0-9]* s\)[,;].*/\1/p' "$ROOT/docs/results/bench.md" | head -n1)"
+  # The time it took, and, for a report written again from the run's raw
+  # files (BENCH_REPORT_FROM), when: the blocks say both, as make bench
+  # wrote them.
+  took="$(sed -n 's/^`make bench` of .*, \([0-9][0-9]* s\(; its report written again from its raw files on [0-9-]* [0-9:]* UTC\)\{0,1\}\)[,;)].*/\1/p' "$ROOT/docs/results/bench.md" | head -n1)"
   (cd "$ROOT" && go run ./bench figures -samples "$bench/samples.json" "${density_args[@]}" \
     -meta "$bench/report.md" -took "$took" -out "$dir")
 fi
+# Six blocks, one rebuild of the build notes, after the last.
+export DOC_NOTES_LATER=1
 for name in bench-samples bench-single bench-density; do
   [ -f "$dir/$name.md" ] || die "$dir has no $name.md (bench figures writes it)"
   doc_has_block "$doc" "$name" || die "$doc has no <!-- $name:begin --> line"
@@ -44,4 +49,5 @@ for name in bench-samples bench-single bench-density; do
     { echo; sed 's#](bench/#](../bench/#g' "$dir/$name.md"; echo; } | write_doc_block "$kep" "$name"
   fi
 done
+build_notes > /dev/null
 log "wrote the figures of $doc and $kep"
