@@ -173,6 +173,9 @@ if [ "$K8S_MINOR" = "$(default_minor)" ]; then
   # Each document's block: the run, its file, and the rows of the fork's
   # files that the document is about (README.md: all; termination-fix.md:
   # those of the termination).
+  # Two blocks, one rebuild of the build notes, after the last
+  # (write_doc_block).
+  export DOC_NOTES_LATER=1
   for doc in docs/kep/README.md:. docs/kep/termination-fix.md:termination; do
     pattern="${doc#*:}" doc="${doc%%:*}"
     if [ ! -f "$ROOT/$doc" ] || ! doc_has_block "$doc" coverage; then continue; fi
@@ -189,4 +192,5 @@ if [ "$K8S_MINOR" = "$(default_minor)" ]; then
     } | write_doc_block "$doc" coverage
     log "wrote the coverage block of $doc"
   done
+  build_notes > /dev/null
 fi
