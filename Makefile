@@ -96,7 +96,7 @@ test-bench: ## unit tests of the benchmark program (bench/)
 	go test -count=1 ./bench/...
 
 kubelet-restart: kubelet ## rebuild the kubelet if needed, restart only it on the local cluster, wait for the node Ready; KUBELET_BIN= runs another
-	hack/cluster/kubelet-restart.sh
+	hack/kubelet-restart.sh
 
 cluster-bins: ## build apiserver, controller-manager, scheduler, kubectl, containerd, pause image
 	hack/cluster/build-bins.sh
@@ -168,7 +168,7 @@ kind-node-image: ## kind node image built from sources, no registry needed: _out
 kind-kubelet: ## prototyping on kind: rebuild the static kubelet, put it into every node of the cluster (NODES=), restart it
 	KUBELET_ONLY=1 hack/kind/build-node-parts.sh
 	KIND_CLUSTER=$$( [ "$${NODES:-1}" = 3 ] && echo sidecar-kubelet-multi || echo sidecar-kubelet ) \
-	  KUBELET_BIN=_output/kind/v$$(hack/patches/k8s-version.sh)/bin/kubelet hack/kind/kubelet-restart.sh
+	  KUBELET_BIN=_output/kind/v$$(hack/patches/k8s-version.sh)/bin/kubelet hack/kubelet-restart.sh
 
 test-kind: ## the e2e suite on a one-node kind cluster (NODES=3: three nodes): kind-up, e2e, kind-down
 	hack/kind/test-kind.sh

@@ -104,7 +104,7 @@ func expectOneEvent(ctx context.Context, rule string, p *v1.Pod, eventType, reas
 func requireKubeletRestart() {
 	if restartCommand == "" {
 		Skip("SIDECAR_E2E_KUBELET_RESTART is not set: it names the command that restarts the node's kubelet " +
-			"(make e2e sets it to hack/cluster/kubelet-restart.sh for the local cluster)")
+			"(make e2e sets it to hack/kubelet-restart.sh for the local cluster)")
 	}
 }
 

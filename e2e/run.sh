@@ -8,7 +8,7 @@
 #   PROCS                       parallel ginkgo processes (default 3); specs
 #                               that restart the kubelet run alone, at the end
 #   SIDECAR_E2E_KUBELET_RESTART the command restarting the node's kubelet;
-#                               for the local cluster, hack/cluster/kubelet-restart.sh
+#                               for the local cluster, hack/kubelet-restart.sh
 #   LABEL_FILTER                ginkgo label filter, for example
 #                               '!kubelet-restart' (the specs that restart
 #                               the kubelet carry that label; '!latency'
@@ -33,8 +33,8 @@ case "$kubeconfig" in *:*) ;; *)
   [ -f "$kubeconfig" ] || { echo "error: no kubeconfig at $kubeconfig: start the local cluster with 'make up', or set KUBECONFIG" >&2; exit 1; } ;;
 esac
 if [ "$(realpath -m "$kubeconfig")" = "$local_kubeconfig" ]; then
-  if [ -z "${SIDECAR_E2E_KUBELET_RESTART:-}" ] && [ -x "$ROOT/hack/cluster/kubelet-restart.sh" ]; then
-    export SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/cluster/kubelet-restart.sh"
+  if [ -z "${SIDECAR_E2E_KUBELET_RESTART:-}" ] && [ -x "$ROOT/hack/kubelet-restart.sh" ]; then
+    export SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/kubelet-restart.sh"
   fi
   sock="$ROOT/_output/cluster/run/containerd.sock"
   if [ -z "${CONTAINER_RUNTIME_ENDPOINT:-}" ] && [ -S "$sock" ]; then

@@ -84,7 +84,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		GinkgoWriter.Printf("cannot tell whether the kubelet's %s gate is on: %v\n", FeatureGate, err)
 	case on == 0:
 		Fail(fmt.Sprintf("the kubelet of node %s runs with the feature gate %s off (kubernetes_feature_enabled): "+
-			"restart it with the gate on (KUBELET_FEATURE_GATES= hack/cluster/kubelet-restart.sh)", c.Node, FeatureGate))
+			"restart it with the gate on (KUBELET_FEATURE_GATES= hack/kubelet-restart.sh)", c.Node, FeatureGate))
 	case on < 0:
 		GinkgoWriter.Printf("the kubelet's metrics do not name the %s gate: is it sidecar-kubelet?\n", FeatureGate)
 	}

@@ -1,5 +1,11 @@
 # shellcheck shell=bash disable=SC2034  # the scripts that source it use these
-# Shared settings for the hack/ scripts. Source it; do not run it.
+# The one library of the hack/ scripts: every script sources this file, and
+# nothing else. Source it; do not run it. Its parts for one area each are in
+# hack/lib/, sourced at the end: node.sh (a node's containerd and kubelet:
+# the local cluster's and the node e2e suite's), cluster.sh (the local
+# cluster; its scripts call cluster_settings), kind.sh (kind's files, configs,
+# engine and kubelet restarts). Building the kind node image is Go
+# (hack/tools/nodeimage), as is everything with more logic than glue.
 #
 # K8S_VERSION picks the upstream release (without the leading "v"); the patch
 # series is the folder of its minor under patches/. Each series folder records
@@ -76,6 +82,13 @@ default_minor() {
   echo "${release:-$newest}"
 }
 
+OUTPUT="${OUTPUT:-$ROOT/_output}"
+# A script that only acts on a running local cluster (kubelet-restart,
+# test-e2e) sets CLUSTER_FOLLOWS_RECORDED_VERSION=1: without an explicit
+# K8S_VERSION it then takes the release the cluster runs (hack/lib/cluster.sh).
+if [ -z "${K8S_VERSION:-}" ] && [ "${CLUSTER_FOLLOWS_RECORDED_VERSION:-}" = 1 ] && [ -s "$OUTPUT/cluster/k8s-version" ]; then
+  K8S_VERSION="$(cat "$OUTPUT/cluster/k8s-version")"
+fi
 K8S_VERSION_SET="${K8S_VERSION:+1}"
 K8S_VERSION="${K8S_VERSION:-}"
 K8S_VERSION="${K8S_VERSION#v}"
@@ -94,7 +107,6 @@ K8S_MINOR="$(echo "$K8S_VERSION" | cut -d. -f1,2)"
 # (v0.<minor>.<patch>-pre for a pre-release).
 STAGING_VERSION="v0.${K8S_VERSION#*.}"
 
-OUTPUT="${OUTPUT:-$ROOT/_output}"
 SERIES_DIR="${SERIES_DIR:-$PATCHES_DIR/v$K8S_MINOR}"
 SERIES_FILE="$SERIES_DIR/series"
 # The files the fork adds to upstream's tree are files of this repository,
@@ -129,6 +141,10 @@ K8S_BIN_DIR="$BUILD_DIR/bin"
 E2E_NODE_BIN_DIR="$BUILD_DIR/e2e-node/bin"
 E2E_NODE_IMAGES_DIR="$BUILD_DIR/e2e-node/images"
 BIN_DIR="$OUTPUT/bin"
+# The containerd that the local cluster and the kind node image build from
+# the Go module proxy, pinned.
+CONTAINERD_VERSION="v2.4.2"   # github.com/containerd/containerd/v2
+CONTAINERD_TAGS="no_btrfs"
 
 OWN_MODULE="github.com/sidecar-kubelet/sidecar-kubelet"
 UPSTREAM_TAG="upstream"
@@ -683,3 +699,8 @@ clusterconfig() {
   fi
   "$BIN_DIR/clusterconfig" "$@"
 }
+
+# --- the parts -----------------------------------------------------------------------
+source "$ROOT/hack/lib/node.sh"
+source "$ROOT/hack/lib/cluster.sh"
+source "$ROOT/hack/lib/kind.sh"

@@ -787,7 +787,7 @@ func DensityCommand(args []string) error {
 	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT)")
 	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc")
 	containerdPID := fs.Int("containerd-pid", 0, "containerd's pid: its CPU time from /proc (0: not measured)")
-	serveCgroup := fs.String("serve-cgroup", "", "the cluster's serve cgroup in the cpuacct hierarchy (hack/cluster/node.sh, serve_cgroup_dir): the CPU of the kubelet, containerd with its shims and runc, the API server and etcd, each from its own cgroup (empty: only the kubelet's and containerd's own CPU, from /proc)")
+	serveCgroup := fs.String("serve-cgroup", "", "the cluster's serve cgroup in the cpuacct hierarchy (hack/lib/node.sh, serve_cgroup_dir): the CPU of the kubelet, containerd with its shims and runc, the API server and etcd, each from its own cgroup (empty: only the kubelet's and containerd's own CPU, from /proc)")
 	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go), all of the running kubelet (its goals compare fork/annotated, fork/native-wait-ready, fork/poststart, fork/no-sidecars and upstream/native-startup)")
 	counts := fs.String("n", "10,30", "pods created at once, a comma-separated list (\"0\": none)")
 	runs := fs.Int("runs", 3, "runs of every way at every N")

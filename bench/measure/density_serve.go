@@ -19,7 +19,7 @@ package measure
 // What the whole node spends on a density run's pods, beyond the
 // kubelet: the CPU of every process group that serves them, read from the
 // cpuacct cgroups the local cluster starts its components in
-// (hack/cluster/node.sh, start_proc: <cgroup root>-serve/<component>);
+// (hack/lib/node.sh, start_proc: <cgroup root>-serve/<component>);
 // the TIME_WAIT sockets their probes and API calls leave; and the API
 // server's requests (apiserver_request_total).
 //

@@ -279,7 +279,7 @@ const densityNodeNote = "What the node spends on the same runs (p50 of the runs 
 	"  their idle rates, at most 30 s, so that the events the kubelet has yet to send and its last stops count to\n" +
 	"  the run and not to the next; runs of older benchmarks ended at all gone), less its idle rate over the same\n" +
 	"  time, divided by N. Each group is read from the\n" +
-	"  cpuacct cgroup the local cluster starts it in (`hack/cluster/node.sh`, `<cgroup root>-serve/<component>`),\n" +
+	"  cpuacct cgroup the local cluster starts it in (`hack/lib/node.sh`, `<cgroup root>-serve/<component>`),\n" +
 	"  which keeps the CPU of processes that have exited: *containerd + shims + runc* is the daemon, every\n" +
 	"  `containerd-shim-runc-v2` it started (a shim exits with its pod, and its time leaves `/proc` with it), the runc\n" +
 	"  and CNI plugins they ran, and runc's init until it joins the container's cgroup; the kubelet's includes what it\n" +

@@ -25,7 +25,7 @@ import "math"
 
 // A ServeGroup is one group of processes that serve the pods, measured
 // from its own cpuacct cgroup: Cgroup is its folder under the cluster's
-// serve cgroup (the component's name in hack/cluster/lib.sh).
+// serve cgroup (the component's name in hack/lib/cluster.sh).
 type ServeGroup struct {
 	Cgroup string
 	Label  string // what the report calls it

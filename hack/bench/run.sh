@@ -17,7 +17,7 @@
 #      to all Ready, a', the probe runs per second, and what the whole node
 #      spends per pod: the CPU of the kubelet, containerd with its shims and
 #      runc, kube-apiserver and etcd (each from the cpuacct cgroup up.sh
-#      starts it in, SERVE_CGROUP in hack/cluster/lib.sh), the host's
+#      starts it in, SERVE_CGROUP in hack/lib/cluster.sh), the host's
 #      TIME_WAIT sockets and the API server's requests; every run's pods
 #      gone before the next
 #   6. then bench chain: pods of 20 sidecars started one after another,
@@ -123,7 +123,7 @@
 #   BENCH_REPORT_FROM=_output/bench/<time>  measure nothing: write that
 #                    run's report again from its raw files, with the
 #                    bench program as it is now (a fix of the report's code)
-#   CLUSTER_INSTANCE=N  the cluster to run on (hack/cluster/lib.sh)
+#   CLUSTER_INSTANCE=N  the cluster to run on (hack/lib/cluster.sh)
 #   BENCH_EVICTION_HARD the kubelet's hard eviction thresholds while it
 #                    measures (default: memory 100Mi, disks 2%, so that a
 #                    disk shared with builds does not taint the node; image
@@ -132,7 +132,8 @@
 #                    cluster's own settings back)
 # The raw files of every run stay in _output/bench/<time>/.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cluster_settings
 started=$SECONDS
 
 # BENCH_REPORT_FROM=DIR: measure nothing; write the report of the run whose
@@ -231,7 +232,7 @@ upstream_kubelet="$K8S_BIN_DIR/kubelet-upstream"
 eviction="${BENCH_EVICTION_HARD:-$SHARED_DISK_EVICTION_HARD}"
 restart_kubelet() { # BINARY
   log "running the kubelet $("$1" --version | cut -d' ' -f2)"
-  KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/cluster/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+  KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
     { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
   # "... (Kubernetes vX, pid N, feature gates: A:true,B:true) in Ns"
   echo "Feature gates of the kubelet $("$1" --version | cut -d' ' -f2): $(sed -n 's/.*feature gates: \(.*\)) in [0-9]*s$/\1/p' "$work/kubelet-restart.log" | tail -1)." >> "$work/meta.md"
@@ -245,7 +246,7 @@ cleanup() {
   [ -z "$gobench_file" ] || rm -f "$gobench_file"
   if [ -n "$current_kubelet" ]; then
     log "back to the fork's kubelet with the cluster's own settings"
-    KUBELET_BIN="$K8S_BIN_DIR/kubelet" "$ROOT/hack/cluster/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
+    KUBELET_BIN="$K8S_BIN_DIR/kubelet" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
       log "could not restart the fork's kubelet: see $work/kubelet-restart.log"
   fi
   kctl delete namespace sk-bench --wait=false > /dev/null 2>&1 || true

@@ -18,7 +18,8 @@
 # Incremental like build-kubelet.sh: each group keeps a fingerprint of its
 # inputs beside its outputs, and go is not run when it matches.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cluster_settings
 
 mkdir -p "$BIN_DIR" "$K8S_BIN_DIR" "$IMAGES_DIR"
 tmp="$(mktemp -d "$BIN_DIR/.build.XXXXXX")"

@@ -3,13 +3,14 @@
 # the pods' containers and sandboxes (removed through the CRI, so their
 # networks are torn down), every process it started (by pid), every mount
 # under _output/cluster, the CNI bridge, the pods' cgroups and the
-# components' (SERVE_CGROUP in lib.sh), the kubelet's iptables chains and
+# components' (SERVE_CGROUP in hack/lib/cluster.sh), the kubelet's iptables chains and
 # device-plugin socket (if it added them), and the cluster's state (etcd
 # data, certificates, containerd and kubelet folders). The logs
 # stay in _output/cluster/logs until the next `make up` (then logs.prev).
 # Safe to run when nothing is up.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cluster_settings
 started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"

@@ -8,7 +8,8 @@
 # left running.
 set -euo pipefail
 CLUSTER_FOLLOWS_RECORDED_VERSION=1
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cluster_settings
 # The scripts below run with the same release (the running cluster's, unless
 # K8S_VERSION says otherwise).
 export K8S_VERSION

@@ -16,9 +16,10 @@
 # Env: KUBELET_FEATURE_GATES="Gate=true|false,..." (the kubelet's feature
 # gates on top of SidecarContainerOrdering=true); KUBELET_BIN (another
 # kubelet binary); CLUSTER_INSTANCE=N (a second cluster beside the first, see
-# hack/cluster/lib.sh).
+# hack/lib/cluster.sh).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cluster_settings
 started=$SECONDS
 
 [ "$(id -u)" = 0 ] || die "the local cluster runs as root"
@@ -146,7 +147,7 @@ make_cgroup_root
 # --- components ----------------------------------------------------------------------------
 # ensure NAME HEALTH-CHECK TIMEOUT CMD... leaves NAME alone when it runs with
 # this exact command line (binaries and files named in it included), in its
-# serve cgroup (hack/cluster/lib.sh, SERVE_CGROUP) and is healthy; otherwise
+# serve cgroup (hack/lib/cluster.sh, SERVE_CGROUP) and is healthy; otherwise
 # (re)starts it. Returns once it is healthy.
 ensure() {
   local name="$1" health="$2" timeout="$3" fp pid

@@ -36,7 +36,6 @@
 #      `hack/e2e-node/run.sh down` only tears down.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/../cluster/node.sh"
 
 # --- settings (every name differs from the local cluster's) -----------------------
 E2E_DIR="$OUTPUT/e2e-node"

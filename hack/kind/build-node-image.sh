@@ -5,7 +5,7 @@
 #
 #   layer 1  Debian bookworm with systemd and the packages a kind node uses,
 #            runc and the CNI plugins among them (debootstrap, cached:
-#            hack/kind/lib.sh kind_rootfs_tar)
+#            hack/lib/kind.sh kind_rootfs_tar)
 #   layer 2  the node's own files (hack/kind/node/files: entrypoint, units,
 #            containerd's config, the manifests of the pod network and the
 #            default storage), containerd, kubeadm and kubectl, /kind/version,
@@ -26,7 +26,6 @@
 #      instead of building them with build-node-parts.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$ROOT/hack/kind/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, the layer's owners)"
 node_image="${NODE_IMAGE:-sidecar-kubelet/node:v$K8S_VERSION}"

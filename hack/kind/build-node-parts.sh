@@ -25,12 +25,11 @@
 # Incremental: each group keeps a fingerprint of its inputs and is skipped
 # when it matches.
 #
-# Env: K8S_VERSION, CONTAINERD_VERSION (hack/cluster/lib.sh's by default),
+# Env: K8S_VERSION, CONTAINERD_VERSION (hack/lib.sh's by default),
 #      LOCAL_PATH_PROVISIONER_VERSION (default kind v0.33.0's, v0.0.34),
 #      KUBELET_ONLY=1 (build the kubelet alone: make kind-kubelet).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
-source "$ROOT/hack/kind/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 LOCAL_PATH_PROVISIONER_VERSION="${LOCAL_PATH_PROVISIONER_VERSION:-v0.0.34}"
 parts="$KIND_DIR/v$K8S_VERSION"

@@ -37,7 +37,6 @@
 #      Ready, default 300).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$ROOT/hack/kind/lib.sh"
 
 nodes="${NODES:-1}"
 name="$(kind_cluster "$nodes")"
@@ -196,7 +195,7 @@ show() {
 kubeconfig: ${kubeconfig#"$ROOT"/}
   export KUBECONFIG=$kubeconfig
 the e2e suite on it (make test-kind NODES=$nodes does this, then kind-down):
-  KUBECONFIG=$kubeconfig NODE_NAME=$node CONTAINER_RUNTIME_ENDPOINT=unix://$sock SIDECAR_E2E_KUBELET_RESTART=$ROOT/hack/kind/kubelet-restart.sh make e2e
+  KUBECONFIG=$kubeconfig NODE_NAME=$node CONTAINER_RUNTIME_ENDPOINT=unix://$sock SIDECAR_E2E_KUBELET_RESTART="KIND_CLUSTER=$name $ROOT/hack/kubelet-restart.sh" make e2e
 EOF
 }
 

@@ -36,7 +36,6 @@
 # which may move, the base is fetched every time).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$ROOT/hack/kind/lib.sh"
 
 base_tar="${BASE_TAR:-}"
 base_ref="${BASE_REF:-}"

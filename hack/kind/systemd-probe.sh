@@ -13,7 +13,7 @@
 #
 # The rootfs: debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus
 # bookworm, with kind's base-image systemd trimming, cached as
-# _output/kind/cache/bookworm-systemd.tar (hack/kind/lib.sh kind_rootfs_tar; a
+# _output/kind/cache/bookworm-systemd.tar (hack/lib/kind.sh kind_rootfs_tar; a
 # second run reuses it; delete it to rebuild), imported as $PROBE_IMAGE when the engine lacks it. Prints a
 # summary, one line a check, and exits 1 if a check failed. Removes its
 # container and network at the end; starts the engine (hack/kind/engine.sh)
@@ -27,7 +27,6 @@
 #      http://deb.debian.org/debian).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$ROOT/hack/kind/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, dockerd)"
 IMAGE="${PROBE_IMAGE:-sidecar-kubelet/systemd-probe:bookworm}"

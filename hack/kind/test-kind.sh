@@ -9,7 +9,6 @@
 #      PROCS (as make e2e).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$ROOT/hack/kind/lib.sh"
 
 nodes="${NODES:-1}"
 name="$(kind_cluster "$nodes")"
@@ -92,7 +91,7 @@ mkdir -p "$OUTPUT/e2e"
 e2e_log="$OUTPUT/e2e/kind-$name.log"
 rc=0
 KUBECONFIG="$kubeconfig" NODE_NAME="$node" CONTAINER_RUNTIME_ENDPOINT="unix://$sock" \
-  SIDECAR_E2E_KUBELET_RESTART="$ROOT/hack/kind/kubelet-restart.sh" "$ROOT/e2e/run.sh" 2>&1 | tee "$e2e_log" || rc=$?
+  SIDECAR_E2E_KUBELET_RESTART="KIND_CLUSTER=$name $ROOT/hack/kubelet-restart.sh" "$ROOT/e2e/run.sh" 2>&1 | tee "$e2e_log" || rc=$?
 e2e=$((SECONDS - t1))
 
 # What the run measured, from ginkgo's summary (without its colours): in

@@ -24,7 +24,6 @@
 # Env: K8S_VERSION, NODES, FOCUS, SKIP, PROCS (as make test-kind).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$ROOT/hack/kind/lib.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (the Docker engine, debootstrap)"
 nodes="${NODES:-1}"

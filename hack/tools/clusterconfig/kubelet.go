@@ -111,7 +111,7 @@ func formatGates(gates map[string]bool) string {
 // diskOptions are the kubelet's hard eviction and image garbage collection.
 // The local cluster's node and the node e2e kubelet share this machine's
 // disk with builds, and neither can pull an image back (no registry):
-// hack/cluster/node.sh passes thresholds that evict only when the disk is
+// hack/lib/node.sh passes thresholds that evict only when the disk is
 // nearly full, and turns image garbage collection off.
 type diskOptions struct {
 	// EvictionHard is KUBELET_EVICTION_HARD, "signal<value,...".

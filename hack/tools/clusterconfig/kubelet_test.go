@@ -29,7 +29,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// The local cluster's settings as hack/cluster/lib.sh passes them.
+// The local cluster's settings as hack/lib/cluster.sh passes them.
 func clusterKubelet() kubeletOptions {
 	return kubeletOptions{
 		Node: "cluster", Address: "127.0.0.1", Port: 10350, HealthzPort: 10348,

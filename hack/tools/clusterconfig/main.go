@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Command clusterconfig writes the configuration files of a node that
-// hack/cluster/node.sh runs on this machine (the local cluster's, and the one
+// hack/lib/node.sh runs on this machine (the local cluster's, and the one
 // of upstream's node e2e suite): the kubelet's KubeletConfiguration, the CNI
 // bridge network, containerd's config and its registry mirrors. The shell
 // keeps starting and stopping the processes; what they are configured with

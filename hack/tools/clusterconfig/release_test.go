@@ -27,7 +27,7 @@ import (
 )
 
 // pinned holds the releases the series are pinned to, by minor ("" is the
-// default, the newest minor pinned to a release), as hack/cluster/lib.sh and
+// default, the newest minor pinned to a release), as hack/lib/cluster.sh and
 // hack/e2e-node/run.sh pass them in -k8s-version: read from
 // patches/vX.Y/UPSTREAM_VERSION through hack/patches/k8s-version.sh, never
 // written here.

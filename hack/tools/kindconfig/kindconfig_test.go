@@ -68,19 +68,19 @@ func pinnedVersion(t *testing.T) string {
 }
 
 // placeholderImage is what the configs hold for the node image: make
-// kind-up writes the pinned release's in (hack/kind/lib.sh kind_config), so
+// kind-up writes the pinned release's in (hack/lib/kind.sh kind_config), so
 // that the release is written in UPSTREAM_VERSION only.
 const placeholderImage = "sidecar-kubelet/node:pinned"
 
 // generated is the config as make kind-up gives it to kind: kind_config of
-// hack/kind/lib.sh, run on the file with image and CRI folder dir.
+// hack/lib/kind.sh, run on the file with image and CRI folder dir.
 func generated(t *testing.T, file, image, dir string, evented bool) []byte {
 	t.Helper()
 	ev := "0"
 	if evented {
 		ev = "1"
 	}
-	cmd := exec.Command("bash", "-c", `source hack/lib.sh && source hack/kind/lib.sh && kind_config "$@"`, "kind_config",
+	cmd := exec.Command("bash", "-c", `source hack/lib.sh && kind_config "$@"`, "kind_config",
 		filepath.Join("kind-config", file), image, dir, ev)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "K8S_VERSION=")
@@ -190,7 +190,7 @@ func TestKindConfigs(t *testing.T) {
 }
 
 // TestGeneratedKindConfigs: what make kind-up gives kind (kind_config of
-// hack/kind/lib.sh) is each config with the pinned release's node image on
+// hack/lib/kind.sh) is each config with the pinned release's node image on
 // every node, each node's CRI folder mounted at /run/containerd, and the
 // EventedPLEG gate only when KUBELET_FEATURE_GATES turns it on (EVENTED 1).
 func TestGeneratedKindConfigs(t *testing.T) {

@@ -153,7 +153,7 @@ func TestPublishedNodeImages(t *testing.T) {
 }
 
 // TestPublishedNodeImageLookup asks the scripts' own lookup
-// (hack/kind/lib.sh published_node_image) for every listed release and for
+// (hack/lib/kind.sh published_node_image) for every listed release and for
 // releases kind does not publish, which must get nothing: make kind-up then
 // has kind build the base.
 func TestPublishedNodeImageLookup(t *testing.T) {
@@ -183,7 +183,7 @@ func TestPublishedNodeImageLookup(t *testing.T) {
 	}
 	for version, ref := range want {
 		t.Run(version, func(t *testing.T) {
-			cmd := exec.Command("bash", "-c", `source hack/lib.sh && source hack/kind/lib.sh && published_node_image`)
+			cmd := exec.Command("bash", "-c", `source hack/lib.sh && published_node_image`)
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "K8S_VERSION="+version)
 			out, err := cmd.CombinedOutput()

@@ -1,84 +1,85 @@
 # shellcheck shell=bash disable=SC2034  # the scripts that source it use these
-# Shared settings and helpers of the local cluster (hack/cluster/up.sh,
-# down.sh, kubelet-restart.sh, build-bins.sh). Source it. Its node
-# (containerd, the kubelet, their processes and teardown) is node.sh's,
-# which upstream's node e2e suite (hack/e2e-node/run.sh) uses too.
+# hack/lib.sh's part for the local cluster (hack/cluster/*.sh, hack/bench/run.sh,
+# hack/kubelet-restart.sh): its settings and helpers. Its node (containerd, the
+# kubelet, their processes and teardown) is hack/lib/node.sh's, which
+# upstream's node e2e suite (hack/e2e-node/run.sh) uses too.
 #
 # The cluster runs one Kubernetes release throughout: up.sh records
 # it in _output/cluster/k8s-version when it creates the cluster's state, runs
 # every component from that release's $K8S_BIN_DIR, and refuses to start
 # another release's binaries on that state (make down first). Scripts that
 # only act on a running cluster (kubelet-restart.sh, test-e2e.sh) set
-# CLUSTER_FOLLOWS_RECORDED_VERSION=1 before sourcing this file: without an
-# explicit K8S_VERSION they then use the recorded release, not the default.
-_recorded_version_file="${OUTPUT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/_output}/cluster/k8s-version"
-if [ -z "${K8S_VERSION:-}" ] && [ "${CLUSTER_FOLLOWS_RECORDED_VERSION:-}" = 1 ] && [ -s "$_recorded_version_file" ]; then
-  K8S_VERSION="$(cat "$_recorded_version_file")"
-fi
-source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/node.sh"
+# CLUSTER_FOLLOWS_RECORDED_VERSION=1 before sourcing hack/lib.sh: without an
+# explicit K8S_VERSION they then use the recorded release, not the default
+# (hack/lib.sh reads it, since every other setting follows the release).
 
-# Pinned versions of what is built from the Go module proxy.
-CONTAINERD_VERSION="v2.4.2"   # github.com/containerd/containerd/v2
-CONTAINERD_TAGS="no_btrfs"
-# Debian packages the cluster needs, as "command-or-path:package"; up.sh
-# installs the missing ones.
-DEBIAN_DEPS="etcd:etcd-server runc:runc /usr/lib/cni/bridge:containernetworking-plugins
+# cluster_settings sets the local cluster's settings, for the scripts that
+# run or use it; they call it once, right after sourcing hack/lib.sh. (A
+# function, not settings at source time, so that a script of another area
+# keeps its own NODE_NAME, KUBELET_BIN and node settings.)
+cluster_settings() {
+  # Debian packages the cluster needs, as "command-or-path:package"; up.sh
+  # installs the missing ones.
+  DEBIAN_DEPS="etcd:etcd-server runc:runc /usr/lib/cni/bridge:containernetworking-plugins
   curl:curl openssl:openssl iptables:iptables"
 
-# CLUSTER_INSTANCE=N (default 0) runs a second (third, ...) cluster beside
-# the first on the same machine: instance N keeps its state in
-# _output/cluster-N and shifts every port by N*100, the pod subnet to
-# 10.(88+N).0.0/16, the service range to 10.(96+N).0.0/16, the bridge to
-# cni-skN, the cgroup root to /sidecar-kubelet-N (its components' cgroups:
-# /sidecar-kubelet-N-serve); its containerd (root,
-# state, sockets, runc root) lives in _output/cluster-N too. The node keeps
-# the machine's hostname (each API server has its own node object). Instance
-# 0 is the cluster as it always was. What two kubelets on one machine still
-# share: the device-plugin socket (a fixed path; no device plugins run here),
-# the iptables chains the kubelet adds, /var/log/containers and containerd's
-# shim socket folder /run/containerd/s.
-CLUSTER_INSTANCE="${CLUSTER_INSTANCE:-0}"
-[[ "$CLUSTER_INSTANCE" =~ ^[0-9]$ ]] || die "CLUSTER_INSTANCE must be a digit 0-9, not '$CLUSTER_INSTANCE'"
-if [ "$CLUSTER_INSTANCE" = 0 ]; then
-  CLUSTER_DIR="$OUTPUT/cluster"
-  CLUSTER_SUFFIX=""
-else
-  CLUSTER_DIR="$OUTPUT/cluster-$CLUSTER_INSTANCE"
-  CLUSTER_SUFFIX="-$CLUSTER_INSTANCE"
-fi
-port_offset=$((CLUSTER_INSTANCE * 100))
-# The node (hack/cluster/node.sh): its state under $CLUSTER_DIR (run/, logs/,
-# config/, kubelet/, containerd/, cni/), its own cgroup parent for the pods,
-# bridge and pod subnet.
-node_settings "$CLUSTER_DIR" "/sidecar-kubelet$CLUSTER_SUFFIX" "cni-sk$CLUSTER_INSTANCE" "10.$((88 + CLUSTER_INSTANCE)).0.0/16"
-# Every component in a cpuacct cgroup of its own, /sidecar-kubelet-serve/NAME
-# (-N-serve for instance N): what bench density reads each one's CPU from,
-# containerd's shims and runc included (node.sh, SERVE_CGROUP).
-SERVE_CGROUP="$CGROUP_ROOT-serve"
-PKI_DIR="$CLUSTER_DIR/pki"
-IMAGES_DIR="$OUTPUT/images"        # every *.tar here is imported by up.sh
-ADMIN_KUBECONFIG="$CLUSTER_DIR/kubeconfig"
-CLUSTER_VERSION_FILE="$CLUSTER_DIR/k8s-version"   # the release the cluster runs
+  # CLUSTER_INSTANCE=N (default 0) runs a second (third, ...) cluster beside
+  # the first on the same machine: instance N keeps its state in
+  # _output/cluster-N and shifts every port by N*100, the pod subnet to
+  # 10.(88+N).0.0/16, the service range to 10.(96+N).0.0/16, the bridge to
+  # cni-skN, the cgroup root to /sidecar-kubelet-N (its components' cgroups:
+  # /sidecar-kubelet-N-serve); its containerd (root,
+  # state, sockets, runc root) lives in _output/cluster-N too. The node keeps
+  # the machine's hostname (each API server has its own node object). Instance
+  # 0 is the cluster as it always was. What two kubelets on one machine still
+  # share: the device-plugin socket (a fixed path; no device plugins run here),
+  # the iptables chains the kubelet adds, /var/log/containers and containerd's
+  # shim socket folder /run/containerd/s.
+  CLUSTER_INSTANCE="${CLUSTER_INSTANCE:-0}"
+  [[ "$CLUSTER_INSTANCE" =~ ^[0-9]$ ]] || die "CLUSTER_INSTANCE must be a digit 0-9, not '$CLUSTER_INSTANCE'"
+  if [ "$CLUSTER_INSTANCE" = 0 ]; then
+    CLUSTER_DIR="$OUTPUT/cluster"
+    CLUSTER_SUFFIX=""
+  else
+    CLUSTER_DIR="$OUTPUT/cluster-$CLUSTER_INSTANCE"
+    CLUSTER_SUFFIX="-$CLUSTER_INSTANCE"
+  fi
+  port_offset=$((CLUSTER_INSTANCE * 100))
+  # The node (hack/lib/node.sh): its state under $CLUSTER_DIR (run/, logs/,
+  # config/, kubelet/, containerd/, cni/), its own cgroup parent for the pods,
+  # bridge and pod subnet.
+  node_settings "$CLUSTER_DIR" "/sidecar-kubelet$CLUSTER_SUFFIX" "cni-sk$CLUSTER_INSTANCE" "10.$((88 + CLUSTER_INSTANCE)).0.0/16"
+  # Every component in a cpuacct cgroup of its own, /sidecar-kubelet-serve/NAME
+  # (-N-serve for instance N): what bench density reads each one's CPU from,
+  # containerd's shims and runc included (hack/lib/node.sh, SERVE_CGROUP).
+  SERVE_CGROUP="$CGROUP_ROOT-serve"
+  PKI_DIR="$CLUSTER_DIR/pki"
+  IMAGES_DIR="$OUTPUT/images"        # every *.tar here is imported by up.sh
+  ADMIN_KUBECONFIG="$CLUSTER_DIR/kubeconfig"
+  CLUSTER_VERSION_FILE="$CLUSTER_DIR/k8s-version"   # the release the cluster runs
 
-PAUSE_IMAGE="sidecar-kubelet.local/pause:1"
-NODE_NAME="$(hostname | tr "[:upper:]" "[:lower:]")"
-# Everything listens on 127.0.0.1, on ports away from the usual ones so that a
-# node e2e run (which uses the defaults) can share the machine.
-ETCD_PORT=$((23790 + port_offset))
-ETCD_PEER_PORT=$((23800 + port_offset))
-APISERVER_PORT=$((16443 + port_offset))
-KCM_PORT=$((10357 + port_offset))
-SCHEDULER_PORT=$((10359 + port_offset))
-KUBELET_PORT=$((10350 + port_offset))
-KUBELET_HEALTHZ_PORT=$((10348 + port_offset))
-SERVICE_CIDR="10.$((96 + CLUSTER_INSTANCE)).0.0/16"
-# KUBELET_VERBOSITY=N is the kubelet's --v (4 shows every pod sync and the
-# actions computePodActions chose).
-KUBELET_VERBOSITY="${KUBELET_VERBOSITY:-2}"
-[[ "$KUBELET_VERBOSITY" =~ ^[0-9]+$ ]] || die "KUBELET_VERBOSITY must be a number, not '$KUBELET_VERBOSITY'"
+  PAUSE_IMAGE="sidecar-kubelet.local/pause:1"
+  NODE_NAME="$(hostname | tr "[:upper:]" "[:lower:]")"
+  # Everything listens on 127.0.0.1, on ports away from the usual ones so that a
+  # node e2e run (which uses the defaults) can share the machine.
+  ETCD_PORT=$((23790 + port_offset))
+  ETCD_PEER_PORT=$((23800 + port_offset))
+  APISERVER_PORT=$((16443 + port_offset))
+  KCM_PORT=$((10357 + port_offset))
+  SCHEDULER_PORT=$((10359 + port_offset))
+  KUBELET_PORT=$((10350 + port_offset))
+  KUBELET_HEALTHZ_PORT=$((10348 + port_offset))
+  SERVICE_CIDR="10.$((96 + CLUSTER_INSTANCE)).0.0/16"
+  # KUBELET_VERBOSITY=N is the kubelet's --v (4 shows every pod sync and the
+  # actions computePodActions chose).
+  KUBELET_VERBOSITY="${KUBELET_VERBOSITY:-2}"
+  [[ "$KUBELET_VERBOSITY" =~ ^[0-9]+$ ]] || die "KUBELET_VERBOSITY must be a number, not '$KUBELET_VERBOSITY'"
 
-KUBECTL="$K8S_BIN_DIR/kubectl"
+  KUBECTL="$K8S_BIN_DIR/kubectl"
+
+  # The components, in start order (down.sh has its own order).
+  COMPONENTS="etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet"
+}
 
 # check_cluster_version dies unless the cluster's recorded release (if any)
 # is $K8S_VERSION: the kubelet must never run against another release's
@@ -89,9 +90,6 @@ check_cluster_version() {
   [ -z "$recorded" ] || [ "$recorded" = "$K8S_VERSION" ] ||
     die "the local cluster runs v$recorded, not v$K8S_VERSION: use K8S_VERSION=$recorded, or make down first"
 }
-
-# The components, in start order (down.sh has its own order).
-COMPONENTS="etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet"
 
 # cluster_lock makes the scripts that change the cluster take turns.
 cluster_lock() {
@@ -205,3 +203,24 @@ wait_kubelet_node_ready() {
     die "node $NODE_NAME is not Ready; see $LOG_DIR/kubelet.log and: $KUBECTL --kubeconfig $ADMIN_KUBECONFIG describe node $NODE_NAME"
 }
 
+# restart_cluster_kubelet restarts only the local cluster's kubelet, keeping
+# its pods (hack/kubelet-restart.sh): it stops it by its pid, starts it again
+# with the cluster's configuration and the feature gates that
+# KUBELET_FEATURE_GATES asks for now (e.g. "SidecarContainerOrdering=false";
+# unset gives the default, SidecarContainerOrdering=true), and waits until
+# the restarted kubelet has posted the node Ready. KUBELET_BIN=path runs
+# another kubelet binary (e.g. the unpatched _output/vX.Y.Z/bin/kubelet-upstream
+# of hack/patches/build-kubelet-upstream.sh; it gets no
+# SidecarContainerOrdering gate); a later restart without it goes back to
+# _output/vX.Y.Z/bin/kubelet.
+restart_cluster_kubelet() {
+  local started=$SECONDS c
+  [ "$(id -u)" = 0 ] || die "the local cluster runs as root"
+  cluster_lock
+  for c in kube-apiserver containerd; do
+    proc_pid "$c" > /dev/null || die "the local cluster is not up ($c is not running): run make up"
+  done
+  start_kubelet force
+  wait_kubelet_node_ready
+  log "kubelet restarted ($("$KUBELET_BIN" --version), pid $(proc_pid kubelet), feature gates: $(kubelet_feature_gates)) in $((SECONDS - started))s"
+}

@@ -1,5 +1,7 @@
-# Shared by hack/kind/*.sh (sourced after hack/lib.sh): the Docker engine the
-# kind scripts talk to, and Debian root file systems with systemd.
+# shellcheck shell=bash disable=SC2034  # the scripts that source it use these
+# hack/lib.sh's part for kind (hack/kind/*.sh, hack/kubelet-restart.sh): where
+# kind's files live, the kind configs and clusters, the Docker engine the kind
+# scripts talk to, and Debian root file systems with systemd.
 
 KIND_DIR="$OUTPUT/kind"
 KIND_CACHE="$KIND_DIR/cache"
@@ -112,4 +114,69 @@ kind_rootfs_tar() {
   unmount_under "$rootfs" && rm -rf "$rootfs"
   log "cached $tarball ($(du -h "$tarball" | cut -f1))" >&2
   echo "$tarball"
+}
+
+# kind_restart_kubelets restarts the kubelet of kind nodes through each
+# node's systemd, optionally with another kubelet binary or feature gates,
+# and returns once every restarted kubelet answers /healthz; the pods keep
+# running (hack/kubelet-restart.sh). Which nodes: KIND_NODE (one container),
+# else NODE_NAME (the node the e2e suite tests, which is also its container
+# in kind), else every node of KIND_CLUSTER. KUBELET_BIN replaces
+# /usr/bin/kubelet (atomically, by a rename in the node).
+# KUBELET_FEATURE_GATES (e.g. SidecarContainerOrdering=false) is added to
+# the kubelet's flags as --feature-gates, which win over the
+# KubeletConfiguration's gate by gate; unset or empty, the kubelet runs with
+# the configured gates again. The flags go through /etc/default/kubelet
+# (KUBELET_EXTRA_ARGS, which the node's kubelet.service reads): its own
+# content is kept, in /etc/default/kubelet.sidecar-kubelet-orig, and the
+# gates are appended to it.
+kind_restart_kubelets() {
+  local nodes=() n pids=() p rc=0
+  # The project's engine, unless the caller points docker elsewhere.
+  [ -n "${DOCKER_HOST:-}" ] || use_engine
+  if [ -n "${KIND_NODE:-}" ]; then
+    nodes=("$KIND_NODE")
+  elif [ -n "${NODE_NAME:-}" ]; then
+    nodes=("$NODE_NAME")
+  else
+    mapfile -t nodes < <(docker ps --filter "label=io.x-k8s.kind.cluster=$KIND_CLUSTER" --format '{{.Names}}' | sort)
+    [ "${#nodes[@]}" -gt 0 ] || die "no running node of kind cluster $KIND_CLUSTER"
+  fi
+  for n in "${nodes[@]}"; do
+    kind_restart_kubelet "$n" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  return "$rc"
+}
+
+# kind_restart_kubelet NODE: kind_restart_kubelets' work on one node.
+kind_restart_kubelet() {
+  local node="$1"
+  if [ -n "${KUBELET_BIN:-}" ]; then
+    docker cp "$KUBELET_BIN" "$node:/usr/bin/kubelet.new"
+    docker exec "$node" sh -c 'chmod 0755 /usr/bin/kubelet.new && mv -f /usr/bin/kubelet.new /usr/bin/kubelet'
+  fi
+  docker exec -i "$node" bash -euc '
+    orig=/etc/default/kubelet.sidecar-kubelet-orig
+    [ -e "$orig" ] || { if [ -e /etc/default/kubelet ]; then cp -p /etc/default/kubelet "$orig"; else : > "$orig"; fi; }
+    if [ -n "$1" ]; then
+      extra="$(. "$orig"; echo "${KUBELET_EXTRA_ARGS:-}")"
+      { grep -v "^KUBELET_EXTRA_ARGS=" "$orig" || true
+        printf "KUBELET_EXTRA_ARGS=%s\n" "${extra:+$extra }--feature-gates=$1"; } > /etc/default/kubelet
+    else
+      cp -p "$orig" /etc/default/kubelet
+    fi
+    systemctl restart kubelet
+    for _ in $(seq 120); do
+      if curl -sf http://127.0.0.1:10248/healthz > /dev/null; then
+        echo "kubelet of $HOSTNAME restarted ($(/usr/bin/kubelet --version), feature gates: ${1:-as configured})"
+        exit 0
+      fi
+      sleep 0.5
+    done
+    echo "the kubelet of $HOSTNAME did not answer /healthz within 60s" >&2
+    systemctl status kubelet --no-pager >&2 || true
+    exit 1
+  ' kind-kubelet-restart "${KUBELET_FEATURE_GATES:-}"
 }

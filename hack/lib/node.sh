@@ -1,11 +1,11 @@
 # shellcheck shell=bash disable=SC2034  # the scripts that source it use these
 # One node on this machine: containerd and a kubelet, their processes
 # (started in sessions of their own, recorded and stopped by pid), their
-# configuration and what tearing them down leaves to clean. The local cluster
-# (hack/cluster/lib.sh) runs one, upstream's node e2e suite
-# (hack/e2e-node/run.sh) another beside it: each says where its node lives
-# with node_settings, once, and nothing here knows which one it serves.
-# Source it after hack/lib.sh.
+# configuration and what tearing them down leaves to clean: hack/lib.sh's part
+# for a node. The local cluster (hack/lib/cluster.sh) runs one, upstream's
+# node e2e suite (hack/e2e-node/run.sh) another beside it: each says where its
+# node lives with node_settings, once, and nothing here knows which one it
+# serves.
 
 # node_settings DIR CGROUP_ROOT CNI_BRIDGE POD_SUBNET sets where a node keeps
 # its state (DIR: run/ for pid files and sockets, logs/, config/, kubelet/,
@@ -20,6 +20,20 @@ node_settings() {
   CONTAINERD_SOCK="$RUN_DIR/containerd.sock"
   KUBELET_ROOT="$NODE_DIR/kubelet"
   SERVE_CGROUP=""
+  # The kubelet binary the node runs: KUBELET_BIN=path (e.g.
+  # _output/vX.Y.Z/bin/kubelet-upstream, for make kubelet-restart) overrides it.
+  KUBELET_BIN="${KUBELET_BIN:-$K8S_BIN_DIR/kubelet}"
+  # Both nodes share their disk with
+  # builds, and nothing can pull an image back: the kubelet's default hard
+  # eviction (imagefs.available<15%) tainted the node with disk-pressure on a
+  # 252 GB disk with 40 GB free, upstream's node e2e config (nodefs.available<10%)
+  # evicted the suite's pods when the disk reached 91%, and
+  # image garbage collection (from 85% used) would remove the imported test
+  # images. So, by default, evict only when the disk is really nearly full, and
+  # collect no images. Set either to empty for the kubelet's own defaults.
+  SHARED_DISK_EVICTION_HARD="memory.available<100Mi,nodefs.available<2%,imagefs.available<2%"
+  KUBELET_EVICTION_HARD="${KUBELET_EVICTION_HARD-$SHARED_DISK_EVICTION_HARD}"
+  KUBELET_IMAGE_GC_HIGH="${KUBELET_IMAGE_GC_HIGH-100}"
 }
 
 # SERVE_CGROUP (empty unless the caller sets it after node_settings) is a
@@ -62,21 +76,6 @@ serve_cgroup_pids() {
   [ -d "$d" ] && find "$d" -name cgroup.procs -exec cat {} + 2> /dev/null
   return 0
 }
-
-# The kubelet binary the node runs: KUBELET_BIN=path (e.g.
-# _output/vX.Y.Z/bin/kubelet-upstream, for make kubelet-restart) overrides it.
-KUBELET_BIN="${KUBELET_BIN:-$K8S_BIN_DIR/kubelet}"
-# Both nodes share their disk with
-# builds, and nothing can pull an image back: the kubelet's default hard
-# eviction (imagefs.available<15%) tainted the node with disk-pressure on a
-# 252 GB disk with 40 GB free, upstream's node e2e config (nodefs.available<10%)
-# evicted the suite's pods when the disk reached 91%, and
-# image garbage collection (from 85% used) would remove the imported test
-# images. So, by default, evict only when the disk is really nearly full, and
-# collect no images. Set either to empty for the kubelet's own defaults.
-SHARED_DISK_EVICTION_HARD="memory.available<100Mi,nodefs.available<2%,imagefs.available<2%"
-KUBELET_EVICTION_HARD="${KUBELET_EVICTION_HARD-$SHARED_DISK_EVICTION_HARD}"
-KUBELET_IMAGE_GC_HIGH="${KUBELET_IMAGE_GC_HIGH-100}"
 
 # --- processes ---------------------------------------------------------------
 # Each started process has $RUN_DIR/NAME.pid (its pid), NAME.exe (the binary
