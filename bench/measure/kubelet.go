@@ -225,54 +225,30 @@ func parseProbeFailedLine(line string, now time.Time) (pod string, p loggedProbe
 // probeLog follows the kubelet's log file from where it was when the run
 // began and keeps the "Probe failed" lines of one namespace's pods.
 type probeLog struct {
-	path, prefix string // prefix: "namespace/"
-	mu           sync.Mutex
-	offset       int64
-	partial      []byte
-	byPod        map[string][]loggedProbe
-	err          error
+	file   *followedLog
+	prefix string // "namespace/"
+	mu     sync.Mutex
+	byPod  map[string][]loggedProbe
 }
 
 func newProbeLog(path, namespace string) (*probeLog, error) {
-	st, err := os.Stat(path)
+	f, err := followLog(path)
 	if err != nil {
 		return nil, err
 	}
-	return &probeLog{path: path, prefix: namespace + "/", offset: st.Size(), byPod: map[string][]loggedProbe{}}, nil
+	return &probeLog{file: f, prefix: namespace + "/", byPod: map[string][]loggedProbe{}}, nil
 }
 
 // catchUp reads what the kubelet wrote since the last call.
 func (l *probeLog) catchUp() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	f, err := os.Open(l.path)
+	lines, err := l.file.newLines()
 	if err != nil {
-		l.err = err
 		return err
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() < l.offset {
-		l.offset, l.partial = 0, nil // truncated or replaced
-	}
-	if _, err := f.Seek(l.offset, io.SeekStart); err != nil {
-		l.err = err
-		return err
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		l.err = err
-		return err
-	}
-	l.offset += int64(len(b))
-	b = append(l.partial, b...)
-	last := bytes.LastIndexByte(b, '\n')
-	if last < 0 {
-		l.partial = b
-		return nil
-	}
-	l.partial = append([]byte(nil), b[last+1:]...)
 	now := time.Now()
-	for _, line := range strings.Split(string(b[:last]), "\n") {
+	for _, line := range lines {
 		if !strings.Contains(line, "\"Probe failed\"") || !strings.Contains(line, "pod=\""+l.prefix) {
 			continue
 		}
@@ -284,6 +260,51 @@ func (l *probeLog) catchUp() error {
 		l.byPod[name] = append(l.byPod[name], p)
 	}
 	return nil
+}
+
+// followedLog reads a log file that its writer appends to, from where it
+// was when the run began: each call the whole lines written since the last.
+type followedLog struct {
+	path    string
+	offset  int64
+	partial []byte
+}
+
+func followLog(path string) (*followedLog, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	return &followedLog{path: path, offset: st.Size()}, nil
+}
+
+// newLines returns the whole lines written since the last call (a line
+// still being written waits for the next).
+func (l *followedLog) newLines() ([]string, error) {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() < l.offset {
+		l.offset, l.partial = 0, nil // truncated or replaced
+	}
+	if _, err := f.Seek(l.offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	l.offset += int64(len(b))
+	b = append(l.partial, b...)
+	last := bytes.LastIndexByte(b, '\n')
+	if last < 0 {
+		l.partial = b
+		return nil, nil
+	}
+	l.partial = append([]byte(nil), b[last+1:]...)
+	return strings.Split(string(b[:last]), "\n"), nil
 }
 
 // take returns and forgets the lines of a pod, in time order.

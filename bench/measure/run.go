@@ -60,6 +60,7 @@ type runner struct {
 	// run began with.
 	kubeletChanged func() error
 	probeLog       *probeLog // nil: the kubelet's log is not read
+	stopLog        *stopLog  // nil: containerd's log is not read
 
 	mu  sync.Mutex // the output file and stderr
 	out *os.File
@@ -80,6 +81,7 @@ func RunCommand(args []string) error {
 	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT): probe counts from its /metrics/probes")
 	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc over each way's run")
 	kubeletLog := fs.String("kubelet-log", "", "the kubelet's log file (--v >= 1): every failed probe run, also those its metrics leave out")
+	containerdLog := fs.String("containerd-log", "", "containerd's log file (its text format, level info): when each StopContainer call came and returned, which splits c into the runtime's parts and the kubelet's")
 	segmentsOut := fs.String("segments", "", "file to append each way's run (kubelet CPU, pods) to (JSON lines)")
 	idle := fs.Duration("idle", 6*time.Second, "how long to measure the kubelet's CPU with no pod before the ways (0: not)")
 	if err := fs.Parse(args); err != nil {
@@ -133,6 +135,11 @@ func RunCommand(args []string) error {
 	if *kubeletLog != "" {
 		if r.probeLog, err = newProbeLog(*kubeletLog, namespace); err != nil {
 			return fmt.Errorf("the kubelet's log: %v", err)
+		}
+	}
+	if *containerdLog != "" {
+		if r.stopLog, err = newStopLog(*containerdLog); err != nil {
+			return fmt.Errorf("containerd's log: %v", err)
 		}
 	}
 	cpu := func() (procCPU, error) {
@@ -534,6 +541,36 @@ func (c *criRecorder) update(ctx context.Context, containers []*runtimeapi.Conta
 	}
 }
 
+// containerIDs returns the runtime's ids of the pod's containers (their
+// first attempts), by name.
+func (c *criRecorder) containerIDs() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]string{}
+	for id, name := range c.ids {
+		out[name] = id
+	}
+	return out
+}
+
+// applyStopCalls sets each container's StopContainer times from what
+// containerd logged of its id.
+func applyStopCalls(containers []results.Container, ids map[string]string, log *stopLog) {
+	var want []string
+	for _, c := range containers {
+		if id, ok := ids[c.Name]; ok {
+			want = append(want, id)
+		}
+	}
+	calls := log.take(want)
+	for i := range containers {
+		c := &containers[i]
+		if sc, ok := calls[ids[c.Name]]; ok {
+			c.StopCalled, c.StopReturned = sc.called, sc.returned
+		}
+	}
+}
+
 // containerID is the runtime's id of the pod's first container of that name.
 func (c *criRecorder) containerID(name string) (string, bool) {
 	c.poll()
@@ -757,6 +794,14 @@ func (r *runner) runPod(ctx context.Context, w results.Way, wi int, kind string,
 	s.Containers, problems = rec.finish(pod, w.Style != "none")
 	for _, p := range problems {
 		s = fail("%s", p)
+	}
+	if r.stopLog != nil {
+		// The pod is gone: every StopContainer of its containers returned.
+		if err := r.stopLog.catchUp(); err != nil {
+			s = fail("containerd's log: %v", err)
+		} else {
+			applyStopCalls(s.Containers, rec.containerIDs(), r.stopLog)
+		}
 	}
 	var logged []loggedProbe
 	if r.probeLog != nil {

@@ -19,6 +19,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
@@ -99,19 +100,34 @@ func goals(sum map[string]map[string]*stats, benches []goBench) []verdict {
 				return "`fork/no-sidecars` " + fig(ns), st.P95 <= 1000 && st.P95 <= ns.P95, true
 			})
 	}
-	// c: p95 within 20 ms of the runtime's floor in the same lanes.
+	// c: within 20 ms of the runtime's floor. c is the runtime's parts (the
+	// last app's exit → its StopContainer returning; the sidecar's
+	// StopContainer call → its SIGTERM) and the kubelet's between them.
+	// Where containerd's log gave every sample's parts (c2), the goal is
+	// judged sample by sample: the kubelet's part, p95 ≤ 20 ms. Runs
+	// without it compare c's p95 with the floor's, measured on other pods
+	// of the same lanes.
 	for _, way := range []string{"fork/annotated", "fork/native-wait-ready"} {
 		judge("c. last app exit → first sidecar SIGTERM: p95 within 20 ms of the floor", "c", way,
 			func(st *stats) (string, bool, bool) {
-				floor, kill := get("c0", way), get("c1", way)
-				if floor == nil {
-					return "—", false, false
+				floor, kill, own := get("c0", way), get("c1", way), get("c2", way)
+				var text []string
+				if own != nil {
+					text = append(text, "the kubelet's part (the last app's StopContainer returning → the first sidecar's StopContainer call) "+fig(own))
 				}
-				text := "floor " + fig(floor)
+				if floor != nil {
+					text = append(text, "floor "+fig(floor))
+				}
 				if kill != nil {
-					text += ", kill path " + fig(kill)
+					text = append(text, "kill path "+fig(kill))
 				}
-				return text, st.P95 <= floor.P95+20, true
+				switch {
+				case own != nil:
+					return strings.Join(text, ", "), own.P95 <= 20, true
+				case floor != nil:
+					return strings.Join(text, ", "), st.P95 <= floor.P95+20, true
+				}
+				return "—", false, false
 			})
 	}
 	// e: create → all containers ready with 3 and 5 sidecars, no slower

@@ -31,6 +31,11 @@ type Container struct {
 	Signal  int64  `json:"signal,omitempty"` // testserver: SIGTERM received
 	Exited  int64  `json:"exited"`           // CRI FinishedAt
 	Code    int32  `json:"exitCode"`
+	// StopCalled and StopReturned: when the runtime received the first
+	// StopContainer call of the container and when the first returned, as
+	// containerd logs them (0: not read, or not stopped through the CRI).
+	StopCalled   int64 `json:"stopCalled,omitempty"`
+	StopReturned int64 `json:"stopReturned,omitempty"`
 	// Probes: what the kubelet counted of the container's probes (see
 	// ProbeCount), when the run scraped its metrics.
 	Probes []ProbeCount `json:"probes,omitempty"`
@@ -152,6 +157,7 @@ var Scenarios = []Scenario{
 	{"c", "c. delete: last app exit → first sidecar SIGTERM", "p95 within 20 ms of c's floor"},
 	{"c0", "c's floor: a plain container's exit → its StopContainer returning (the benchmark's own CRI call)", "—"},
 	{"c1", "the runtime's kill path: StopContainer called → the container's SIGTERM", "—"},
+	{"c2", "c, the kubelet's part: the last app's StopContainer returning → the first sidecar's StopContainer call (containerd's log)", "p95 ≤ 20 ms"},
 	{"d1", "d. delete → pod gone, 1 sidecar", "—"},
 	{"d3", "d. delete → pod gone, 3 sidecars", "—"},
 	{"d5", "d. delete → pod gone, 5 sidecars", "—"},
@@ -165,6 +171,8 @@ var Scenarios = []Scenario{
 func Intervals(s *Sample) map[string][2]int64 {
 	m := map[string][2]int64{}
 	var lastReady, lastUp, firstAppStart, firstAppCreated, lastAppExit, firstSignal int64
+	var lastAppStopReturned, firstSidecarStopCalled int64
+	appsStopped := true // every app's StopContainer return is known
 	sidecars := 0
 	for _, c := range s.Containers {
 		if c.Sidecar {
@@ -178,6 +186,9 @@ func Intervals(s *Sample) map[string][2]int64 {
 			if c.Signal != 0 && (firstSignal == 0 || c.Signal < firstSignal) {
 				firstSignal = c.Signal
 			}
+			if c.StopCalled != 0 && (firstSidecarStopCalled == 0 || c.StopCalled < firstSidecarStopCalled) {
+				firstSidecarStopCalled = c.StopCalled
+			}
 			continue
 		}
 		if c.Started != 0 && (firstAppStart == 0 || c.Started < firstAppStart) {
@@ -187,6 +198,8 @@ func Intervals(s *Sample) map[string][2]int64 {
 			firstAppCreated = c.Created
 		}
 		lastAppExit = maxNZ(lastAppExit, c.Exited)
+		lastAppStopReturned = maxNZ(lastAppStopReturned, c.StopReturned)
+		appsStopped = appsStopped && c.StopReturned != 0
 	}
 	if sidecars > 0 && lastReady != 0 && firstAppStart != 0 {
 		m["a"] = [2]int64{lastReady, firstAppStart}
@@ -219,6 +232,14 @@ func Intervals(s *Sample) map[string][2]int64 {
 	if s.Kind == KindService {
 		if sidecars > 0 && lastAppExit != 0 && firstSignal != 0 {
 			m["c"] = [2]int64{lastAppExit, firstSignal}
+			// The kubelet's own part of c: the runtime told it that the
+			// last app stopped (that app's StopContainer returned) → it
+			// asked the runtime to stop a sidecar. It is negative where
+			// the sidecar's stop was asked before the apps were down (a
+			// kubelet that stops all containers at once).
+			if appsStopped && lastAppStopReturned != 0 && firstSidecarStopCalled != 0 {
+				m["c2"] = [2]int64{lastAppStopReturned, firstSidecarStopCalled}
+			}
 		}
 		if s.Delete != 0 && s.Gone != 0 {
 			m[fmt.Sprintf("d%d", s.Sidecars)] = [2]int64{s.Delete, s.Gone}

@@ -67,6 +67,33 @@ func TestComputeMetrics(t *testing.T) {
 			want: results.Metrics{"c1": 12},
 		},
 		{
+			name: "c's parts from containerd's log: the last app's stop returning → the first sidecar's stop call",
+			s: results.Sample{Kind: results.KindService, Sidecars: 2, Containers: []results.Container{
+				{Name: "sc1", Sidecar: true, StopCalled: 2030 * msNS, Signal: 2040 * msNS},
+				{Name: "sc2", Sidecar: true, StopCalled: 2025 * msNS, Signal: 2050 * msNS},
+				{Name: "app1", Exited: 1990 * msNS, StopCalled: 1500 * msNS, StopReturned: 2000 * msNS},
+				{Name: "app2", Exited: 2010 * msNS, StopCalled: 1500 * msNS, StopReturned: 2020 * msNS},
+			}},
+			want: results.Metrics{"c": 30, "c2": 5},
+		},
+		{
+			name: "a sidecar stopped with the apps: c2 negative",
+			s: results.Sample{Kind: results.KindService, Sidecars: 1, Containers: []results.Container{
+				{Name: "sc1", Sidecar: true, StopCalled: 1500 * msNS, Signal: 1800 * msNS},
+				{Name: "app", Exited: 1700 * msNS, StopCalled: 1500 * msNS, StopReturned: 1710 * msNS},
+			}},
+			want: results.Metrics{"c": 100, "c2": -210},
+		},
+		{
+			name: "an app's stop return not logged: no c2, c as before",
+			s: results.Sample{Kind: results.KindService, Sidecars: 1, Containers: []results.Container{
+				{Name: "sc1", Sidecar: true, StopCalled: 2030 * msNS, Signal: 2040 * msNS},
+				{Name: "app1", Exited: 1990 * msNS, StopCalled: 1500 * msNS, StopReturned: 2000 * msNS},
+				{Name: "app2", Exited: 2010 * msNS},
+			}},
+			want: results.Metrics{"c": 30},
+		},
+		{
 			name: "no sidecars: only d and e",
 			s: results.Sample{Kind: results.KindService, Sidecars: 3, Create: 0, ContainersReady: 700 * msNS, Delete: 1000 * msNS, Gone: 1600 * msNS,
 				Containers: []results.Container{{Name: "sc1", Ready: 300 * msNS}, {Name: "app", Started: 200 * msNS, Exited: 1300 * msNS}}},

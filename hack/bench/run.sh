@@ -324,13 +324,15 @@ never_runs="$work/never-ready.jsonl"
 touch "$samples" "$segments" # BENCH_WAYS=none: no run of the ways, none of their files
 # The kubelet's probe counts come from its own endpoint and its log (--v >= 1
 # logs every failed probe run), its CPU time from /proc/<pid>/stat; a kubelet
-# restarted by someone else during the run stops it (run again).
+# restarted by someone else during the run stops it (run again). containerd's
+# log says when each StopContainer came and returned (c's parts).
 run_ways() { # WAYS [SAMPLES SEGMENTS]
   local pid
   pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   "$work/bench" run -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
     -ways "$1" -repeat "$repeat" -parallel "$parallel" -out "${2:-$samples}" -segments "${3:-$segments}" \
-    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log"
+    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log" \
+    -containerd-log "$LOG_DIR/containerd.log"
 }
 probe_rate() { # WAYS
   local pid
