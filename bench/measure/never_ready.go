@@ -112,11 +112,11 @@ func neverReadyPods(w results.Way, never int, late, fresh []time.Duration) ([]*v
 	var pods []*v1.Pod
 	var recs []results.NeverReadyPod
 	for i := 0; i < never; i++ {
-		pods = append(pods, probeRatePod(w, fmt.Sprintf("%s%s-%d", neverReadyPodPrefix, short, i)))
+		pods = append(pods, probeRatePod(w, fmt.Sprintf("%s%s-%d", neverReadyPodPrefix, short, i), false))
 		recs = append(recs, results.NeverReadyPod{Name: pods[i].Name})
 	}
 	readyAfter := func(name string, d time.Duration) *v1.Pod {
-		pod := probeRatePod(w, name)
+		pod := probeRatePod(w, name, false)
 		for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 			for j := range list {
 				for k := range list[j].Env {

@@ -85,7 +85,11 @@ func parseExtraProbeRuns(r io.Reader) (run, limited float64, err error) {
 // with one sidecar whose /ready never answers 200, and probes that never
 // give up within the run (a startup probe would restart the sidecar after
 // failureThreshold runs).
-func probeRatePod(w results.Way, name string) *v1.Pod {
+//
+// With exec, the probe's handler is execReadyProbe's (every other setting
+// as the way has it): what an extra check costs when each is a process the
+// runtime starts in the container.
+func probeRatePod(w results.Way, name string, exec bool) *v1.Pod {
 	pod := podFor(w, results.KindService, 1, name)
 	pod.Labels["bench.sidecar-kubelet.io/probe-rate"] = "true"
 	pod.Spec.TerminationGracePeriodSeconds = ptr.To[int64](2)
@@ -101,8 +105,12 @@ func probeRatePod(w results.Way, name string) *v1.Pod {
 				}
 			}
 			for _, p := range []*v1.Probe{c.ReadinessProbe, c.StartupProbe} {
-				if p != nil {
-					p.FailureThreshold = 100000
+				if p == nil {
+					continue
+				}
+				p.FailureThreshold = 100000
+				if exec && p.HTTPGet != nil {
+					p.ProbeHandler = execReadyProbe(p.HTTPGet.Port.IntValue()).ProbeHandler
 				}
 			}
 		}
@@ -134,11 +142,16 @@ func ProbeRateCommand(args []string) error {
 	pods := fs.Int("pods", 50, "pods created at once per way, one waiting sidecar each")
 	span := fs.Duration("span", 15*time.Second, "how long to measure once every sidecar runs")
 	out := fs.String("out", "", "file to append each way's ProbeRate to (JSON lines)")
+	handler := fs.String("handler", "http", "the waiting sidecars' probe handler: http (the way's own), or exec (an exec probe asking the same /ready)")
+	serveCgroup := fs.String("serve-cgroup", "", "the cluster's serve cgroup in the cpuacct hierarchy: each serving process's CPU over the span (empty: the kubelet's alone, from /proc)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *kubeconfig == "" || *kubeletURL == "" || *waysFlag == "" || *out == "" {
 		return errors.New("probe-rate: -kubeconfig, -kubelet-url, -ways and -out are required")
+	}
+	if *handler != "http" && *handler != "exec" {
+		return fmt.Errorf("probe-rate: -handler must be http or exec, not %q", *handler)
 	}
 	if *pods < 1 || *span < 2*time.Second {
 		return errors.New("probe-rate: -pods must be at least 1 and -span at least 2s")
@@ -171,12 +184,12 @@ func ProbeRateCommand(args []string) error {
 		return err
 	}
 	for _, w := range ways {
-		pr := measureProbeRate(ctx, cs, km, *kubeletPID, w, *pods, *span)
+		pr := measureProbeRate(ctx, cs, km, probeRateReading{pid: *kubeletPID, serveCgroup: *serveCgroup}, w, *pods, *span, *handler == "exec")
 		if pr.Error != "" {
-			fmt.Fprintf(os.Stderr, "  %s: %s\n", w.Name, pr.Error)
+			fmt.Fprintf(os.Stderr, "  %s (%s): %s\n", w.Name, pr.HandlerName(), pr.Error)
 		} else if rates, err := pr.RatesOf(); err == nil {
-			fmt.Fprintf(os.Stderr, "  %s, %d waiting sidecars (all running after %.1f s): %.0f runs/s (%.0f extra, %.0f held back), peak extra %.0f/s\n",
-				w.Name, pr.Pods, pr.AllRunning/1000, rates.Runs, rates.Extra, rates.Limited, rates.PeakExtra)
+			fmt.Fprintf(os.Stderr, "  %s (%s), %d waiting sidecars (all running after %.1f s): %.0f runs/s (%.0f extra, %.0f held back), peak extra %.0f/s\n",
+				w.Name, pr.HandlerName(), pr.Pods, pr.AllRunning/1000, rates.Runs, rates.Extra, rates.Limited, rates.PeakExtra)
 		}
 		line, err := json.Marshal(pr)
 		if err != nil {
@@ -195,19 +208,24 @@ func ProbeRateCommand(args []string) error {
 // measureProbeRate runs one way: creates the pods at once, scrapes once a
 // second until every sidecar runs and span has passed (or the first
 // sidecar's extra runs would end), and leaves the pods to the caller.
-func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletMetrics, pid int, w results.Way, pods int, span time.Duration) results.ProbeRate {
+func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletMetrics, reading probeRateReading, w results.Way, pods int, span time.Duration, exec bool) results.ProbeRate {
 	pr := results.ProbeRate{Way: w.Name, Kubelet: w.Kubelet, Probe: w.WaitedOnProbe(), Pods: pods}
+	if exec {
+		pr.Handler = "exec"
+	}
 	if pr.Probe == "" {
 		pr.Probe = "Readiness" // the pod without ordering: the sidecar's plain readiness probe
 	}
 	scrape := func() (results.ProbeScrape, error) {
-		return scrapeProbes(ctx, km, "pr-", results.SidecarName(1), pr.Probe, pid)
+		s, err := scrapeProbes(ctx, km, "pr-", results.SidecarName(1), pr.Probe, reading.pid)
+		s.Serve = readServeGroups(reading.serveCgroup)
+		return s, err
 	}
 	short := strings.NewReplacer("/", "-").Replace(w.Name)
 	start := time.Now()
 	errs := make(chan error, pods)
 	for i := 0; i < pods; i++ {
-		pod := probeRatePod(w, fmt.Sprintf("pr-%s-%d", short, i))
+		pod := probeRatePod(w, fmt.Sprintf("pr-%s-%d", short, i), exec)
 		go func() {
 			_, err := cs.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{})
 			errs <- err
@@ -285,6 +303,14 @@ func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletM
 		}
 	}
 	return pr
+}
+
+// probeRateReading is where a probe-rate run reads the CPU of the
+// processes that serve the pods: the kubelet's pid (0: not read) and the
+// serve cgroup's folder (empty: not read).
+type probeRateReading struct {
+	pid         int
+	serveCgroup string
 }
 
 // scrapeProbes reads the kubelet's probe counters once: prober_probe_total

@@ -17,9 +17,11 @@ limitations under the License.
 package measure
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
@@ -51,47 +53,85 @@ func TestProbeRatePodNeverTurnsReadyNorGivesUp(t *testing.T) {
 		if w.Style == "poststart" {
 			continue
 		}
-		t.Run(w.Name, func(t *testing.T) {
-			pod := probeRatePod(w, "pr-x-0")
-			var sc *v1.Container
-			for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-				for i := range list {
-					if list[i].Name == results.SidecarName(1) {
-						sc = &list[i]
-					}
-				}
-			}
-			if sc == nil {
-				t.Fatal("no sidecar sc1")
-			}
-			ready := ""
-			for _, e := range sc.Env {
-				if e.Name == "READY_AFTER" {
-					ready = e.Value
-				}
-			}
-			if ready != "never" {
-				t.Errorf("READY_AFTER = %q, want never", ready)
-			}
-			probes := 0
-			for _, p := range []*v1.Probe{sc.ReadinessProbe, sc.StartupProbe} {
-				if p != nil {
-					probes++
-					period := w.Period // 10: the API's default, left unset
-					if period == 10 {
-						period = 0
-					}
-					if p.FailureThreshold < 1000 || p.PeriodSeconds != period {
-						t.Errorf("probe: periodSeconds %d, failureThreshold %d; want %d and one that outlasts the run", p.PeriodSeconds, p.FailureThreshold, period)
-					}
-				}
-			}
-			if probes != 1 {
-				t.Errorf("%d probes on the sidecar, want 1", probes)
-			}
-			if pod.Labels["bench.sidecar-kubelet.io/probe-rate"] != "true" || pod.Labels["bench.sidecar-kubelet.io"] != "true" {
-				t.Errorf("labels %v: the run's clean-up would miss the pod", pod.Labels)
-			}
-		})
+		for _, exec := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s exec=%v", w.Name, exec), func(t *testing.T) {
+				probeRatePodNeverTurnsReadyNorGivesUp(t, w, exec)
+			})
+		}
 	}
+}
+
+// probeRatePodNeverTurnsReadyNorGivesUp checks one way's probe-rate pod, with
+// the way's HTTP probe or an exec one.
+func probeRatePodNeverTurnsReadyNorGivesUp(t *testing.T, w results.Way, exec bool) {
+	httpPod := probeRatePod(w, "pr-x-0", false)
+	pod := probeRatePod(w, "pr-x-0", exec)
+	var sc *v1.Container
+	for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			if list[i].Name == results.SidecarName(1) {
+				sc = &list[i]
+			}
+		}
+	}
+	if sc == nil {
+		t.Fatal("no sidecar sc1")
+	}
+	ready := ""
+	for _, e := range sc.Env {
+		if e.Name == "READY_AFTER" {
+			ready = e.Value
+		}
+	}
+	if ready != "never" {
+		t.Errorf("READY_AFTER = %q, want never", ready)
+	}
+	probes := 0
+	for _, p := range []*v1.Probe{sc.ReadinessProbe, sc.StartupProbe} {
+		if p != nil {
+			probes++
+			period := w.Period // 10: the API's default, left unset
+			if period == 10 {
+				period = 0
+			}
+			if p.FailureThreshold < 1000 || p.PeriodSeconds != period {
+				t.Errorf("probe: periodSeconds %d, failureThreshold %d; want %d and one that outlasts the run", p.PeriodSeconds, p.FailureThreshold, period)
+			}
+			// The handler: the way's HTTP one, or an exec one that asks
+			// the same /ready.
+			want := sidecarProbe(t, httpPod).ProbeHandler
+			if exec {
+				want = execReadyProbe(want.HTTPGet.Port.IntValue()).ProbeHandler
+			}
+			if diff := cmp.Diff(want, p.ProbeHandler); diff != "" {
+				t.Errorf("the probe's handler (-want +got):\n%s", diff)
+			}
+		}
+	}
+	if probes != 1 {
+		t.Errorf("%d probes on the sidecar, want 1", probes)
+	}
+	if pod.Labels["bench.sidecar-kubelet.io/probe-rate"] != "true" || pod.Labels["bench.sidecar-kubelet.io"] != "true" {
+		t.Errorf("labels %v: the run's clean-up would miss the pod", pod.Labels)
+	}
+}
+
+// sidecarProbe is the one probe of a probe-rate pod's sidecar.
+func sidecarProbe(t *testing.T, pod *v1.Pod) *v1.Probe {
+	t.Helper()
+	for _, list := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			if list[i].Name != results.SidecarName(1) {
+				continue
+			}
+			if p := list[i].ReadinessProbe; p != nil {
+				return p
+			}
+			if p := list[i].StartupProbe; p != nil {
+				return p
+			}
+		}
+	}
+	t.Fatal("no probe on the sidecar")
+	return nil
 }

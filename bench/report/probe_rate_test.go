@@ -97,3 +97,68 @@ func TestProbeRateGoalsTable(t *testing.T) {
 		t.Errorf("table (-want +got):\n%s", diff)
 	}
 }
+
+// TestExtraCheckCosts checks the CPU of one extra check: what each serving
+// process spent a second more with extra checks than the same sidecars
+// probed on their period alone, over the extra checks a second, per probe
+// handler; the kubelet's from /proc where the run read no serve cgroup.
+func TestExtraCheckCosts(t *testing.T) {
+	// Two scrapes 10 s apart: extra checks a second, and each serve
+	// group's CPU seconds a second, in the order of results.ServeGroups.
+	run := func(way, handler string, extra float64, cores ...float64) results.ProbeRate {
+		first, last := results.ProbeScrape{At: 0}, results.ProbeScrape{At: 10 * sec, Runs: 10 * (50 + extra), Extra: 10 * extra}
+		if len(cores) > 0 {
+			first.Serve, last.Serve = map[string]float64{}, map[string]float64{}
+			for i, g := range results.ServeGroups {
+				first.Serve[g.Cgroup], last.Serve[g.Cgroup] = 100, 100+10*cores[i]
+			}
+		}
+		return results.ProbeRate{Way: way, Kubelet: "fork", Handler: handler, Pods: 50, To: 10 * sec,
+			Scrapes: []results.ProbeScrape{first, last}}
+	}
+	fromProc := func(way string, extra, kubeletCores float64) results.ProbeRate {
+		p := run(way, "", extra)
+		p.Scrapes[0].CPU, p.Scrapes[1].CPU = 5, 5+10*kubeletCores
+		return p
+	}
+	tests := []struct {
+		name string
+		runs []results.ProbeRate
+		want []string
+	}{
+		{
+			name: "HTTP and exec, every serve group",
+			runs: []results.ProbeRate{
+				run("fork/annotated", "", 200, 0.20, 0.02, 0.01, 0.01),
+				run("fork/no-sidecars", "", 0, 0.08, 0.02, 0.01, 0.01),
+				run("fork/annotated", "exec", 100, 0.15, 0.40, 0.01, 0.01),
+				run("fork/no-sidecars", "exec", 0, 0.05, 0.10, 0.01, 0.01),
+			},
+			want: []string{
+				"What an extra check of a waiting sidecar's HTTP probe cost, `fork/annotated` (200 extra checks a second) against `fork/no-sidecars` (none), in CPU per extra check: kubelet 0.60 ms, containerd + shims + runc 0.00 ms, kube-apiserver 0.00 ms, etcd 0.00 ms.",
+				"What an extra check of a waiting sidecar's exec probe cost, `fork/annotated` (100 extra checks a second) against `fork/no-sidecars` (none), in CPU per extra check: kubelet 1.00 ms, containerd + shims + runc 3.00 ms, kube-apiserver 0.00 ms, etcd 0.00 ms.",
+			},
+		},
+		{
+			name: "a run without serve cgroups: the kubelet's from /proc",
+			runs: []results.ProbeRate{fromProc("fork/native-wait-ready", 150, 0.17), fromProc("fork/no-sidecars", 0, 0.08)},
+			want: []string{"What an extra check of a waiting sidecar's HTTP probe cost, `fork/native-wait-ready` (150 extra checks a second) against `fork/no-sidecars` (none), in CPU per extra check: kubelet 0.60 ms."},
+		},
+		{
+			name: "no baseline of the same handler, no extra checks, upstream's kubelet: nothing",
+			runs: []results.ProbeRate{
+				run("fork/annotated", "exec", 100, 0.15, 0.40, 0.01, 0.01),
+				run("fork/no-sidecars", "", 0, 0.05, 0.10, 0.01, 0.01),
+				run("fork/annotated-p10", "", 0, 0.05, 0.10, 0.01, 0.01),
+				{Way: "upstream/native-startup", Kubelet: "upstream", Pods: 50},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, extraCheckCosts(tt.runs)); diff != "" {
+				t.Errorf("extraCheckCosts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

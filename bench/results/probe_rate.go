@@ -46,6 +46,10 @@ type ProbeScrape struct {
 	Extra   float64 `json:"extra"`   // kubelet_sidecar_extra_probe_runs_total{outcome="run"}, node-wide
 	Limited float64 `json:"limited"` // kubelet_sidecar_extra_probe_runs_total{outcome="limited"}, node-wide
 	CPU     float64 `json:"cpu"`     // the kubelet's CPU seconds; 0 when unknown
+	// Serve is the CPU seconds of each serve group (ServeGroups' Cgroup:
+	// the kubelet, containerd with its shims and runc, the API server,
+	// etcd), when the run read them (nil: not read).
+	Serve map[string]float64 `json:"serve,omitempty"`
 }
 
 // ProbeRate is one way's run of bench probe-rate.
@@ -53,7 +57,10 @@ type ProbeRate struct {
 	Way     string `json:"way"`
 	Kubelet string `json:"kubelet"`
 	Probe   string `json:"probe"` // the probe type counted: Readiness or Startup
-	Pods    int    `json:"pods"`  // pods created at once, one sidecar each
+	// Handler is the probes' handler: "exec", or "" for HTTP (every run
+	// before exec ones were measured).
+	Handler string `json:"handler,omitempty"`
+	Pods    int    `json:"pods"` // pods created at once, one sidecar each
 	// AllRunning is the time from the first create to every sidecar
 	// running (ms); From and To bound the seconds measured (Unix ns).
 	AllRunning float64       `json:"allRunningMs"`
@@ -82,6 +89,9 @@ type Rates struct {
 	Tightest     Window
 	PerSidecar   float64 // Runs / Pods
 	KubeletCores float64 // the kubelet's CPU seconds per second; NaN when unknown
+	// ServeCores is each serve group's CPU seconds per second, for the
+	// groups read at both ends of the span (nil: none).
+	ServeCores map[string]float64
 }
 
 // Window is a count of extra runs between two scrapes.
@@ -144,6 +154,14 @@ func (p ProbeRate) RatesOf() (Rates, error) {
 	if first.CPU > 0 && last.CPU > 0 {
 		r.KubeletCores = (last.CPU - first.CPU) / secs
 	}
+	for g, end := range last.Serve {
+		if begin, ok := first.Serve[g]; ok {
+			if r.ServeCores == nil {
+				r.ServeCores = map[string]float64{}
+			}
+			r.ServeCores[g] = (end - begin) / secs
+		}
+	}
 	for i := 1; i < len(in); i++ {
 		dt := float64(in[i].At-in[i-1].At) / 1e9
 		if dt <= 0 {
@@ -173,3 +191,11 @@ const (
 	ExtraRunsPerSecond = 200
 	ExtraRunsBurst     = 20
 )
+
+// HandlerName names a run's probe handler for the report: HTTP or exec.
+func (p ProbeRate) HandlerName() string {
+	if p.Handler == "" {
+		return "HTTP"
+	}
+	return p.Handler
+}

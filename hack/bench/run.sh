@@ -58,7 +58,13 @@
 #   BENCH_PROBE_RATE_PODS=N  waiting sidecars of the probe-rate runs (default
 #                    50; 0 skips them); BENCH_PROBE_RATE_WAYS=... their ways
 #                    (default fork/annotated, fork/native-wait-ready,
-#                    fork/no-sidecars, upstream/native-startup)
+#                    fork/no-sidecars, upstream/native-startup);
+#                    BENCH_PROBE_RATE_EXEC_WAYS=... the ways that run again
+#                    with exec probes asking the same /ready (default
+#                    fork/annotated, fork/no-sidecars: the report divides
+#                    the CPU the extra checks add by their number, what
+#                    one extra exec check costs the kubelet and the
+#                    runtime; "" skips them)
 #   BENCH_DENSITY=N,...  pods created at once in the density runs (default
 #                    10,30; 10,30,100,110 is the full list: 110 is the
 #                    node's maxPods, the kubelet's default, and the local
@@ -160,7 +166,8 @@ ways="${BENCH_WAYS:-$all_ways}"
 rate_pods="${BENCH_PROBE_RATE_PODS:-50}"
 [[ "$rate_pods" =~ ^[0-9]+$ ]] || die "BENCH_PROBE_RATE_PODS must be a number, not '$rate_pods'"
 rate_ways="${BENCH_PROBE_RATE_WAYS:-fork/annotated,fork/native-wait-ready,fork/no-sidecars,upstream/native-startup}"
-[ "$rate_pods" != 0 ] || rate_ways=""
+rate_exec_ways="${BENCH_PROBE_RATE_EXEC_WAYS-fork/annotated,fork/no-sidecars}"
+[ "$rate_pods" != 0 ] || rate_ways="" rate_exec_ways=""
 density="${BENCH_DENSITY-10,30}" # set and empty: no density runs
 [[ "$density" =~ ^(0|[1-9][0-9]*(,[1-9][0-9]*)*)?$ ]] || die "BENCH_DENSITY must be a comma-separated list of pod counts (or 0), not '$density'"
 [ "$density" != 0 ] || density=""
@@ -197,6 +204,8 @@ never_ways="${BENCH_NEVER_READY_WAYS:-fork/annotated-p10,fork/native-wait-ready-
 fork_ways="$(tr ',' '\n' <<< "$ways" | grep '^fork/' | paste -sd, || true)"
 upstream_ways="$(tr ',' '\n' <<< "$ways" | grep '^upstream/' | paste -sd, || true)"
 fork_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^fork/' | paste -sd, || true)"
+fork_rate_exec_ways="$(tr ',' '\n' <<< "$rate_exec_ways" | grep '^fork/' | paste -sd, || true)"
+[ "$fork_rate_exec_ways" = "$rate_exec_ways" ] || die "BENCH_PROBE_RATE_EXEC_WAYS=$rate_exec_ways: only fork/ ways (what an extra check costs is the fork's)"
 upstream_rate_ways="$(tr ',' '\n' <<< "$rate_ways" | grep '^upstream/' | paste -sd, || true)"
 fork_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^fork/' | paste -sd, || true)"
 upstream_density_ways="$(tr ',' '\n' <<< "$density_ways" | grep '^upstream/' | paste -sd, || true)"
@@ -334,12 +343,15 @@ run_ways() { # WAYS [SAMPLES SEGMENTS]
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log" \
     -containerd-log "$LOG_DIR/containerd.log"
 }
-probe_rate() { # WAYS
-  local pid
+probe_rate() { # WAYS [HANDLER: http, exec]
+  local pid handler="${2:-http}" serve_args=()
   pid="$(proc_pid kubelet)" || die "the kubelet is not running"
-  log "probe runs with $rate_pods sidecars waiting: $1"
+  if serve_cgroup_dir > /dev/null && in_serve_cgroup kubelet "$pid"; then
+    serve_args=(-serve-cgroup "$(serve_cgroup_dir)")
+  fi
+  log "probe runs with $rate_pods sidecars waiting ($handler probes): $1"
   "$work/bench" probe-rate -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
-    -kubelet-pid "$pid" -ways "$1" -pods "$rate_pods" -out "$rates"
+    -kubelet-pid "$pid" "${serve_args[@]}" -handler "$handler" -ways "$1" -pods "$rate_pods" -out "$rates"
 }
 # The density runs read the CRI (the containers' start times), the pods'
 # logs (the sidecars' ready times), the kubelet's and containerd's CPU time
@@ -373,7 +385,7 @@ run_never_ready() { # WAYS
   "$work/bench" never-ready -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
     -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" -ways "$1" -pods "$never_pods" -late "$never_late" -fresh "$never_fresh" -out "$never_runs"
 }
-if [ -n "$fork_ways$fork_rate_ways$fork_density_ways$fork_chain_ways$fork_never_ways" ]; then
+if [ -n "$fork_ways$fork_rate_ways$fork_rate_exec_ways$fork_density_ways$fork_chain_ways$fork_never_ways" ]; then
   current_kubelet="$fork_kubelet"
   restart_kubelet "$fork_kubelet"
   if [ -n "$fork_ways" ]; then
@@ -381,6 +393,7 @@ if [ -n "$fork_ways$fork_rate_ways$fork_density_ways$fork_chain_ways$fork_never_
     run_ways "$fork_ways"
   fi
   [ -z "$fork_rate_ways" ] || probe_rate "$fork_rate_ways"
+  [ -z "$fork_rate_exec_ways" ] || probe_rate "$fork_rate_exec_ways" exec
   [ -z "$fork_density_ways" ] || run_density "$fork_density_ways"
   [ -z "$fork_chain_ways" ] || run_chain "$fork_chain_ways"
   [ -z "$fork_never_ways" ] || run_never_ready "$fork_never_ways"
