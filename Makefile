@@ -128,7 +128,7 @@ test-e2e-tools: ## unit tests of the e2e testserver and of e2e/podorder (which f
 
 node-image: ## kind node image with the patched kubelet: _output/kind/node-vX.Y.Z.tar; BASE_TAR=, BASE_REF=
 	BASE_TAR="$(BASE_TAR)" BASE_REF="$(BASE_REF)" BASE_TAG="$(BASE_TAG)" NODE_IMAGE="$(NODE_IMAGE)" \
-	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh
+	KUBELET_BIN="$(KUBELET_BIN)" hack/kind/node-image.sh from-base
 
 test-docs: ## the documents: the README's results table and the notes under docs' generated blocks (which build each run was of) up to date (make docs-results), relative links resolve, no machine's absolute paths (Markdown, docs/), README.md within 200 lines (hack/tools/mdlinks); each pinned release written only in its UPSTREAM_VERSION (hack/tools/pinned); the KEP's kep.yaml and PRR file (hack/tools/kepcheck); no measured figure typed by hand in README.md, docs/benchmarks.md and the KEP draft, only in blocks a command writes (hack/tools/measured)
 	cd hack/tools && go run ./mdlinks ../..
@@ -163,10 +163,10 @@ kind-down: ## delete the kind clusters, kind's network, and the engine if this p
 	hack/kind/cluster.sh down
 
 kind-node-image: ## kind node image built from sources, no registry needed: _output/kind/node-vX.Y.Z.tar, loaded into the engine
-	hack/kind/build-node-image.sh
+	hack/kind/node-image.sh build
 
 kind-kubelet: ## prototyping on kind: rebuild the static kubelet, put it into every node of the cluster (NODES=), restart it
-	KUBELET_ONLY=1 hack/kind/build-node-parts.sh
+	hack/kind/node-image.sh parts --kubelet-only
 	KIND_CLUSTER=$$( [ "$${NODES:-1}" = 3 ] && echo sidecar-kubelet-multi || echo sidecar-kubelet ) \
 	  KUBELET_BIN=_output/kind/v$$(hack/patches/k8s-version.sh)/bin/kubelet hack/kubelet-restart.sh
 

@@ -12,8 +12,8 @@
 #                               hack/kind/engine.sh started it
 #
 # `up` starts the engine (hack/kind/engine.sh), builds kind (build-kind.sh),
-# the node image (NODE_IMAGE_FROM=sources: build-node-image.sh; =registry:
-# make node-image, on the published kindest/node of the release or the one
+# the node image (NODE_IMAGE_FROM=sources: node-image.sh build; =registry:
+# node-image.sh from-base, on the published kindest/node of the release or the one
 # kind builds for it) and the test image, creates the cluster with the
 # project's config, loads the test image into every node and waits for
 # every node Ready, and applies the admission policy of contract rule 16
@@ -118,8 +118,8 @@ cmd_up() {
     die "KIND_NODE_BASE is the base of the registry path; NODE_IMAGE_FROM=$from does not take one"
   fi
   case "$from" in
-    registry) NODE_IMAGE="$node_image" BASE_REF="$node_base" "$ROOT/hack/kind/node-image.sh" ;;
-    sources) NODE_IMAGE="$node_image" "$ROOT/hack/kind/build-node-image.sh" ;;
+    registry) NODE_IMAGE="$node_image" BASE_REF="$node_base" "$ROOT/hack/kind/node-image.sh" from-base ;;
+    sources) NODE_IMAGE="$node_image" "$ROOT/hack/kind/node-image.sh" build ;;
     *) die "NODE_IMAGE_FROM must be auto, registry or sources, not '$from'" ;;
   esac
   "$ROOT/hack/images/build.sh"

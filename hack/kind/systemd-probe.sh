@@ -13,7 +13,7 @@
 #
 # The rootfs: debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus
 # bookworm, with kind's base-image systemd trimming, cached as
-# _output/kind/cache/bookworm-systemd.tar (hack/lib/kind.sh kind_rootfs_tar; a
+# _output/kind/cache/bookworm-systemd.tar (hack/kind/node-image.sh rootfs; a
 # second run reuses it; delete it to rebuild), imported as $PROBE_IMAGE when the engine lacks it. Prints a
 # summary, one line a check, and exits 1 if a check failed. Removes its
 # container and network at the end; starts the engine (hack/kind/engine.sh)
@@ -56,7 +56,7 @@ fi
 use_engine
 
 # The rootfs tarball (cached).
-TARBALL="$(kind_rootfs_tar bookworm-systemd systemd,systemd-sysv,dbus)"
+TARBALL="$("$ROOT/hack/kind/node-image.sh" rootfs bookworm-systemd systemd,systemd-sysv,dbus)"
 
 # The image, labelled with the tarball's hash so that a new tarball re-imports.
 sum="$(sha256sum "$TARBALL" | cut -c1-16)"

@@ -9,7 +9,7 @@
 #                  port (Docker pulls from 127.0.0.0/8 over plain HTTP);
 #   its image      kind's published kindest/node cannot be fetched here, so
 #                  the node image built from sources
-#                  (hack/kind/build-node-image.sh) is served in its place,
+#                  (hack/kind/node-image.sh build) is served in its place,
 #                  as kindest/node:v$K8S_VERSION.
 #
 # What runs for real is what a user with a registry runs: make test-kind
@@ -56,7 +56,7 @@ ensure_engine
 # (written to _output/kind/node-v$K8S_VERSION.tar, which imgserve reads
 # whole before it serves).
 log "the stand-in for kind's $standin: the node image built from sources"
-NODE_IMAGE="$standin" "$ROOT/hack/kind/build-node-image.sh"
+NODE_IMAGE="$standin" "$ROOT/hack/kind/node-image.sh" build
 
 # The registry.
 build_tool imgserve

@@ -1,13 +1,14 @@
 # shellcheck shell=bash disable=SC2034  # the scripts that source it use these
 # hack/lib.sh's part for kind (hack/kind/*.sh, hack/kubelet-restart.sh): where
 # kind's files live, the kind configs and clusters, the Docker engine the kind
-# scripts talk to, and Debian root file systems with systemd.
+# scripts talk to, and kubelet restarts (Debian root file systems are
+# hack/tools/nodeimage's: nodeimage rootfs).
 
 KIND_DIR="$OUTPUT/kind"
 KIND_CACHE="$KIND_DIR/cache"
 KIND_ENGINE="$ROOT/hack/kind/engine.sh"
 KIND_BIN="${KIND_BIN:-$BIN_DIR/kind}"
-# The node parts' kubectl (build-node-parts.sh), there whether or not the
+# The node parts' kubectl (nodeimage parts), there whether or not the
 # local cluster's binaries were ever built.
 KIND_KUBECTL="$KIND_DIR/v$K8S_VERSION/bin/kubectl"
 
@@ -70,50 +71,6 @@ use_engine() {
   local sock
   sock="$(cat "$KIND_DIR/docker/socket" 2> /dev/null || echo /var/run/docker.sock)"
   export DOCKER_HOST="unix://$sock"
-}
-
-# kind_rootfs_tar NAME PACKAGES: the path of a tarball of a Debian bookworm
-# minbase root file system with PACKAGES (comma-separated); with systemd
-# among them, trimmed for a container as kind trims its base image (no units wanted by
-# default, journald not reading /dev/kmsg, /sbin/init is systemd), made by
-# debootstrap the first time and cached as $KIND_CACHE/NAME.tar, with the
-# package list beside it: another list makes it again. bookworm, not a newer
-# Debian: systemd 256 and later refuse to boot on a cgroup v1 host.
-kind_rootfs_tar() {
-  local name="$1" packages="$2" tarball="$KIND_CACHE/$1.tar" rootfs t0
-  if [ -s "$tarball" ] && [ "$(cat "$tarball.packages" 2> /dev/null || true)" = "$packages" ]; then
-    echo "$tarball"
-    return
-  fi
-  [ "$(id -u)" = 0 ] || die "debootstrap needs root"
-  command -v debootstrap > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap >&2
-  mkdir -p "$KIND_CACHE"
-  rootfs="$KIND_CACHE/$name.rootfs.tmp"
-  # debootstrap mounts /proc and /sys in the target while it installs; a run
-  # that stopped half-way may have left them.
-  unmount_under "$rootfs" || die "cannot clear $rootfs"
-  rm -rf "$rootfs"
-  log "debootstrap bookworm (minbase + $packages) into $rootfs" >&2
-  t0=$SECONDS
-  debootstrap --variant=minbase --include="$packages" bookworm "$rootfs" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" > "$KIND_CACHE/$name.debootstrap.log" 2>&1 ||
-    { tail -n 20 "$KIND_CACHE/$name.debootstrap.log" >&2; unmount_under "$rootfs" && rm -rf "$rootfs"; die "debootstrap failed (log: $KIND_CACHE/$name.debootstrap.log)"; }
-  log "debootstrap took $((SECONDS - t0))s" >&2
-  if [ -x "$rootfs/usr/lib/systemd/systemd" ]; then
-    find "$rootfs/lib/systemd/system/sysinit.target.wants/" -name systemd-tmpfiles-setup.service -delete
-    rm -f "$rootfs"/lib/systemd/system/multi-user.target.wants/* "$rootfs"/etc/systemd/system/*.wants/* \
-      "$rootfs"/lib/systemd/system/local-fs.target.wants/* "$rootfs"/lib/systemd/system/sockets.target.wants/*udev* \
-      "$rootfs"/lib/systemd/system/sockets.target.wants/*initctl* "$rootfs"/lib/systemd/system/basic.target.wants/*
-    echo "ReadKMsg=no" >> "$rootfs/etc/systemd/journald.conf"
-    ln -sf /usr/lib/systemd/systemd "$rootfs/sbin/init"
-    ln -sf /dev/null "$rootfs/etc/systemd/system/systemd-binfmt.service"
-  fi
-  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  tar -C "$rootfs" --numeric-owner --xattrs -cf "$tarball.tmp" .
-  mv -f "$tarball.tmp" "$tarball"
-  echo "$packages" > "$tarball.packages"
-  unmount_under "$rootfs" && rm -rf "$rootfs"
-  log "cached $tarball ($(du -h "$tarball" | cut -f1))" >&2
-  echo "$tarball"
 }
 
 # kind_restart_kubelets restarts the kubelet of kind nodes through each

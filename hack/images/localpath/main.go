@@ -1,6 +1,6 @@
 // Command local-path-helper makes and removes the volume folders of the
 // default storage in the project's kind node images built without a
-// registry (hack/kind/build-node-parts.sh). The storage is rancher's
+// registry (hack/kind/node-image.sh build). The storage is rancher's
 // local-path-provisioner, as kind's own node images ship it; its helper pod
 // runs, in kind's images, the shell scripts "mkdir -m 0777 -p $VOL_DIR" and
 // "rm -rf $VOL_DIR" from an image with sh, mkdir and rm. Here the

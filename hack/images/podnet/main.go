@@ -1,5 +1,5 @@
 // Command podnet is the pod network of the project's kind node images when
-// they are built without a registry (hack/kind/build-node-image.sh), in the
+// they are built without a registry (hack/kind/node-image.sh build), in the
 // place of kind's kindnetd, which no Go module serves. It runs on every node
 // as a host-network DaemonSet (hack/kind/node/kind/manifests/default-cni.yaml,
 // applied by kind itself) and does two things, every few seconds:

@@ -19,7 +19,7 @@ import (
 )
 
 // NodeConfig is the config of a kind node image built from sources
-// (hack/kind/build-node-image.sh): what kind's own base image sets. kind
+// (FromSources): what kind's own base image sets. kind
 // stops a node with the stop signal, which systemd takes as "shut down".
 func NodeConfig(arch string) v1.ConfigFile {
 	return v1.ConfigFile{

@@ -1,14 +1,24 @@
-// Package nodeimage makes a kind node image that carries the patched
-// kubelet: a base kind node image (kindest/node:vX.Y.Z) with one layer
-// appended that holds the kubelet at /usr/bin/kubelet. Every base layer and
-// the base config (entrypoint, cmd, env, stop signal, labels, ...) are kept;
-// labels naming the upstream version and the patch series' hash are added.
+// Package nodeimage is the builder of sidecar-kubelet's kind node images,
+// as kind's pkg/build/nodeimage is kind's: every step, each cached by
+// hack/tools/internal/buildcache, shelling out to go, docker, debootstrap
+// and tar where kind would too. hack/tools/nodeimage is its command line.
 //
-// It is the hermetic path of `make node-image` (hack/kind/node-image.sh): no
-// Docker engine, the base image from an image tarball or a registry, the
-// result an image tarball that `docker load` and `kind load image-archive`
-// accept. The image format is go-containerregistry's business (mutate,
-// tarball, remote); this package only writes the one layer's tar stream.
+//   - Parts: the static Kubernetes binaries of the patched work tree,
+//     containerd, and the images kubeadm asks for (parts.go);
+//   - RootfsCache: Debian root file systems by debootstrap (rootfs.go);
+//   - NodeFiles: the node's own files as a layer (nodefiles.go);
+//   - FromSources: the node image from all of that (build.go), loaded into
+//     the engine (engine.go);
+//   - FromBase: kind's node image of the release with the patched kubelet,
+//     from an image tarball, a registry, or docker build (frombase.go).
+//
+// The image itself: a base kind node image (kindest/node:vX.Y.Z, or one
+// built from sources) with one layer appended that holds the kubelet at
+// /usr/bin/kubelet (Build). Every base layer and the base config
+// (entrypoint, cmd, env, stop signal, labels, ...) are kept; labels naming
+// the upstream version and the patch series' hash are added. The image
+// format is go-containerregistry's business (mutate, tarball, remote); this
+// package only writes the layers' tar streams.
 package nodeimage
 
 import (
@@ -71,7 +81,8 @@ type Options struct {
 	// kubelet's own version string, e.g. v1.37.1-sidecar-kubelet+0123456789ab).
 	ImageVersion string
 	// Labels are added as they are (the base the image came from, the
-	// project's commit).
+	// project's commit); one with an empty value is removed from the
+	// base's.
 	Labels map[string]string
 }
 
@@ -161,6 +172,10 @@ func Build(base v1.Image, o Options) (v1.Image, error) {
 		labels[LabelImageVersion] = o.ImageVersion
 	}
 	for k, v := range o.Labels {
+		if v == "" {
+			delete(labels, k)
+			continue
+		}
 		labels[k] = v
 	}
 	config.Labels = labels

@@ -71,13 +71,13 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// fakeRoot is a repository holding the scripts' own hack/lib.sh and
-// hack/patches/k8s-version.sh, and a series folder per pin (minor ->
+// fakeRoot is a repository holding the scripts' own library (hack/lib.sh
+// and its parts, hack/lib/*.sh) and hack/patches/k8s-version.sh, and a series folder per pin (minor ->
 // UPSTREAM_VERSION text).
 func fakeRoot(t *testing.T, pins map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	for _, f := range []string{"hack/lib.sh", "hack/patches/k8s-version.sh"} {
+	for _, f := range []string{"hack/lib.sh", "hack/lib/node.sh", "hack/lib/cluster.sh", "hack/lib/kind.sh", "hack/patches/k8s-version.sh"} {
 		raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", f))
 		if err != nil {
 			t.Fatal(err)
