@@ -43,7 +43,8 @@ func observeRuntimeStart(create, start time.Duration) {
 
 // TestRuntimeStartMeter checks the runtime's pace as the extra runs read
 // it: the mean create and start latency of the calls since the last
-// reading, read at most once a second, and 0 when no container started.
+// reading, read at most once a second, and 0 when no container started or
+// the last reading is too old for the calls since to be recent.
 func TestRuntimeStartMeter(t *testing.T) {
 	metrics.NewKubeRegistry().Register(kubeletmetrics.RuntimeOperationsDuration)
 	ms := time.Millisecond
@@ -60,7 +61,14 @@ func TestRuntimeStartMeter(t *testing.T) {
 	got = append(got, meter.latency(now.Add(2*time.Second))) // no start since: 0
 	observeRuntimeStart(3*time.Second, time.Second)
 	got = append(got, meter.latency(now.Add(3*time.Second)))
-	want := []time.Duration{0, 0, 200*ms + 40*ms, 240 * ms, 0, 4 * time.Second}
+	// A busy time, then a pause without readings: the next reading is a
+	// baseline, not the busy time's pace; the one after it is the pace
+	// since.
+	observeRuntimeStart(6*time.Second, 2*time.Second)
+	got = append(got, meter.latency(now.Add(3*time.Second+runtimeStartStale+ms)))
+	observeRuntimeStart(500*ms, 250*ms)
+	got = append(got, meter.latency(now.Add(4*time.Second+runtimeStartStale+ms)))
+	want := []time.Duration{0, 0, 200*ms + 40*ms, 240 * ms, 0, 4 * time.Second, 0, 750 * ms}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the runtime's pace (-want +got):\n%s", diff)
 	}
@@ -124,4 +132,64 @@ func TestExtraRunsYieldToASaturatedRuntime(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestExtraRunsAfterABusyPause checks that a pause after a busy time does
+// not make the next sidecar's checks yield to the busy time's pace: the
+// runtime took 4 s a container start while a hundred pods started, then
+// nothing was waited on for a minute, and now containers start quickly
+// again. The new sidecar is checked every 50 ms from its start, as on a
+// node that was never busy (make bench's ten pods after a run of 110 got
+// almost no extra checks while the meter averaged the busy minute).
+func TestExtraRunsAfterABusyPause(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+	metrics.NewKubeRegistry().Register(kubeletmetrics.RuntimeOperationsDuration)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		m := newTestManager()
+		never := &scriptedProber{script: func(int, time.Time) probe.Result { return probe.Failure }}
+		m.prober.http = never
+		// The busy time, read while sidecars were waited on then.
+		m.runtimeStart.latency(time.Now())
+		for i := 0; i < 100; i++ {
+			observeRuntimeStart(3*time.Second, time.Second)
+		}
+		time.Sleep(time.Second)
+		if got := m.runtimeStart.latency(time.Now()); got != 4*time.Second {
+			t.Fatalf("the busy time's pace: %v, want 4s", got)
+		}
+		// The busy time goes on a while after that reading, and a minute
+		// passes with no sidecar waited on.
+		for i := 0; i < 100; i++ {
+			observeRuntimeStart(3*time.Second, time.Second)
+		}
+		time.Sleep(time.Minute)
+		// Now the runtime is quick again.
+		starting := make(chan struct{})
+		go func() {
+			defer close(starting)
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				observeRuntimeStart(75*time.Millisecond, 25*time.Millisecond)
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		pod := waitedOnPod(t, m, "pod", time.Now(), 1, 3)
+		w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
+		go w.run(ctx)
+		time.Sleep(2*time.Second - time.Millisecond)
+		// As "a quick runtime" of TestExtraRunsYieldToASaturatedRuntime.
+		if runs := never.count(); runs < 30 || runs > 41 {
+			t.Errorf("%d probe runs in the sidecar's first 2 s, want 30 to 41", runs)
+		}
+		w.stop()
+		cancel()
+		<-starting
+	})
 }
