@@ -138,6 +138,12 @@ func TestGetPhaseWithAnnotatedSidecars(t *testing.T) {
 	}
 }
 
+// exitedContainer is the runtime's status of a container that exited with
+// code.
+func exitedContainer(name string, code int) *kubecontainer.Status {
+	return &kubecontainer.Status{ID: kubecontainer.ContainerID{Type: "test", ID: name}, Name: name, State: kubecontainer.ContainerStateExited, ExitCode: code}
+}
+
 // TestPhaseFollowsTheStartedAnnotations checks contract rule 19 for the pod's
 // phase: with the sidecars annotation removed from a running Job pod, its
 // sidecar, stopped with 143 once the app completed, still does not fail
@@ -156,10 +162,7 @@ func TestPhaseFollowsTheStartedAnnotations(t *testing.T) {
 			Containers:    []v1.Container{{Name: "proxy"}, {Name: "app"}},
 		},
 	}
-	exited := func(name string, code int) *kubecontainer.Status {
-		return &kubecontainer.Status{ID: kubecontainer.ContainerID{Type: "test", ID: name}, Name: name, State: kubecontainer.ContainerStateExited, ExitCode: code}
-	}
-	runtime := []*kubecontainer.Status{exited("proxy", 143), exited("app", 0)}
+	runtime := []*kubecontainer.Status{exitedContainer("proxy", 143), exitedContainer("app", 0)}
 	podStatus := &kubecontainer.PodStatus{ID: pod.UID, Name: pod.Name, Namespace: pod.Namespace,
 		ContainerStatuses: runtime, ActiveContainerStatuses: runtime,
 		SandboxStatuses: []*runtimeapi.PodSandboxStatus{{
@@ -193,10 +196,7 @@ func TestPhaseReadsTheSyncsLayout(t *testing.T) {
 			Containers:    []v1.Container{{Name: "proxy"}, {Name: "app"}},
 		},
 	}
-	exited := func(name string, code int) *kubecontainer.Status {
-		return &kubecontainer.Status{ID: kubecontainer.ContainerID{Type: "test", ID: name}, Name: name, State: kubecontainer.ContainerStateExited, ExitCode: code}
-	}
-	runtime := []*kubecontainer.Status{exited("proxy", 143), exited("app", 0)}
+	runtime := []*kubecontainer.Status{exitedContainer("proxy", 143), exitedContainer("app", 0)}
 	podStatus, _ := kubecontainer.WithSidecarLayout(pod, &kubecontainer.PodStatus{ID: pod.UID, Name: pod.Name, Namespace: pod.Namespace,
 		ContainerStatuses: runtime, ActiveContainerStatuses: runtime})
 	delete(pod.Annotations, "sidecar-kubelet.io/sidecars")

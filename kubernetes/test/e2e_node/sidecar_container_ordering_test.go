@@ -96,6 +96,28 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 		}
 	}
 
+	// waitPodReady waits for the pod to be ready and returns it as the API
+	// server has it then.
+	waitPodReady := func(ctx context.Context, pod *v1.Pod) *v1.Pod {
+		ginkgo.By("waiting for the pod to be ready")
+		err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
+		framework.ExpectNoError(err)
+		pod, err = e2epod.NewPodClient(f).Get(ctx, pod.Name, metav1.GetOptions{})
+		framework.ExpectNoError(err)
+		return pod
+	}
+
+	// waitSidecarRunning waits for the pod's one restartable init container
+	// to run, which its readiness probe fails at first.
+	waitSidecarRunning := func(ctx context.Context, pod *v1.Pod) {
+		ginkgo.By("waiting for the restartable init container to run")
+		err := e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "sidecar-1 running", 2*time.Minute, func(pod *v1.Pod) (bool, error) {
+			statuses := pod.Status.InitContainerStatuses
+			return len(statuses) == 1 && statuses[0].State.Running != nil, nil
+		})
+		framework.ExpectNoError(err)
+	}
+
 	ginkgo.When("a pod names sidecars among its regular containers", func() {
 		ginkgo.It("should start the app containers only once the sidecar is ready", func(ctx context.Context) {
 			// Without the feature the kubelet starts the regular containers
@@ -132,12 +154,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			ginkgo.By("waiting for the pod to be ready")
-			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
-			framework.ExpectNoError(err)
-
-			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
-			framework.ExpectNoError(err)
+			pod = waitPodReady(ctx, pod)
 			results := parseOutput(ctx, f, pod)
 
 			ginkgo.By("Analyzing results")
@@ -415,12 +432,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			ginkgo.By("waiting for the pod to be ready")
-			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
-			framework.ExpectNoError(err)
-
-			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
-			framework.ExpectNoError(err)
+			pod = waitPodReady(ctx, pod)
 			results := parseOutput(ctx, f, pod)
 
 			ginkgo.By("Analyzing results")
@@ -438,12 +450,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			ginkgo.By("waiting for the pod to be ready")
-			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
-			framework.ExpectNoError(err)
-
-			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
-			framework.ExpectNoError(err)
+			pod = waitPodReady(ctx, pod)
 			results := parseOutput(ctx, f, pod)
 
 			ginkgo.By("Analyzing results")
@@ -476,12 +483,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			ginkgo.By("waiting for the pod to be ready")
-			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
-			framework.ExpectNoError(err)
-
-			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
-			framework.ExpectNoError(err)
+			pod = waitPodReady(ctx, pod)
 			results := parseOutput(ctx, f, pod)
 
 			ginkgo.By("Analyzing results")
@@ -509,12 +511,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			ginkgo.By("waiting for the pod to be ready")
-			err := e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
-			framework.ExpectNoError(err)
-
-			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
-			framework.ExpectNoError(err)
+			pod = waitPodReady(ctx, pod)
 
 			ginkgo.By("Analyzing the containers' statuses")
 			sidecar, regular := pod.Status.InitContainerStatuses[0], pod.Status.ContainerStatuses[0]
@@ -599,17 +596,12 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			ginkgo.By("waiting for the restartable init container to run")
-			err := e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "sidecar-1 running", 2*time.Minute, func(pod *v1.Pod) (bool, error) {
-				statuses := pod.Status.InitContainerStatuses
-				return len(statuses) == 1 && statuses[0].State.Running != nil, nil
-			})
-			framework.ExpectNoError(err)
+			waitSidecarRunning(ctx, pod)
 
 			ginkgo.By("resizing the restartable init container while it is not ready")
 			patch := fmt.Sprintf(`{"spec":{"initContainers":[{"name":%q,"resources":{"limits":{"cpu":%q,"memory":%q}}}]}}`,
 				sidecar1, resizedCPU.String(), resizedMemory.String())
-			_, err = f.ClientSet.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "resize")
+			_, err := f.ClientSet.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "resize")
 			framework.ExpectNoError(err)
 
 			ginkgo.By("waiting for the kubelet to apply the resize")
@@ -627,12 +619,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// The spec is of a resize before the first readiness.
 			gomega.Expect(resized.Ready).To(gomega.BeFalseBecause("sidecar-1 was ready before the kubelet applied the resize, got %+v", resized))
 
-			ginkgo.By("waiting for the pod to be ready")
-			err = e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
-			framework.ExpectNoError(err)
-
-			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
-			framework.ExpectNoError(err)
+			pod = waitPodReady(ctx, pod)
 			results := parseOutput(ctx, f, pod)
 
 			ginkgo.By("Analyzing results")
@@ -655,24 +642,14 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			ginkgo.By("waiting for the restartable init container to run")
-			err := e2epod.WaitForPodCondition(ctx, f.ClientSet, pod.Namespace, pod.Name, "sidecar-1 running", 2*time.Minute, func(pod *v1.Pod) (bool, error) {
-				statuses := pod.Status.InitContainerStatuses
-				return len(statuses) == 1 && statuses[0].State.Running != nil, nil
-			})
-			framework.ExpectNoError(err)
+			waitSidecarRunning(ctx, pod)
 
 			ginkgo.By("stopping the kubelet while the restartable init container is not ready")
 			restartKubelet := mustStopKubelet(ctx, f)
 			ginkgo.By("starting the kubelet again")
 			restartKubelet(ctx)
 
-			ginkgo.By("waiting for the pod to be ready")
-			err = e2epod.WaitTimeoutForPodReadyInNamespace(ctx, f.ClientSet, pod.Name, pod.Namespace, 2*time.Minute)
-			framework.ExpectNoError(err)
-
-			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
-			framework.ExpectNoError(err)
+			pod = waitPodReady(ctx, pod)
 			results := parseOutput(ctx, f, pod)
 
 			ginkgo.By("Analyzing results")

@@ -41,6 +41,27 @@ func observeRuntimeStart(create, start time.Duration) {
 	kubeletmetrics.RuntimeOperationsDuration.WithLabelValues("start_container").Observe(start.Seconds())
 }
 
+// keepStartingContainers records a container start with these latencies
+// every 200 ms, as other pods' containers starting meanwhile, until ctx is
+// done; the channel it returns is closed then.
+func keepStartingContainers(ctx context.Context, create, start time.Duration) <-chan struct{} {
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			observeRuntimeStart(create, start)
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return stopped
+}
+
 // TestRuntimeStartMeter checks the runtime's pace as the extra runs read
 // it: the mean create and start latency of the calls since the last
 // reading, read at most once a second, and 0 when no container started or
@@ -102,20 +123,7 @@ func TestExtraRunsYieldToASaturatedRuntime(t *testing.T) {
 				never := &scriptedProber{script: func(int, time.Time) probe.Result { return probe.Failure }}
 				m.prober.http = never
 				// Other pods' containers keep starting at the runtime's pace.
-				starting := make(chan struct{})
-				go func() {
-					defer close(starting)
-					tick := time.NewTicker(200 * time.Millisecond)
-					defer tick.Stop()
-					for {
-						observeRuntimeStart(tc.start*3/4, tc.start/4)
-						select {
-						case <-ctx.Done():
-							return
-						case <-tick.C:
-						}
-					}
-				}()
+				starting := keepStartingContainers(ctx, tc.start*3/4, tc.start/4)
 				// The meter's first reading is a baseline.
 				m.runtimeStart.latency(time.Now())
 				time.Sleep(time.Second)
@@ -166,20 +174,7 @@ func TestExtraRunsAfterABusyPause(t *testing.T) {
 		}
 		time.Sleep(time.Minute)
 		// Now the runtime is quick again.
-		starting := make(chan struct{})
-		go func() {
-			defer close(starting)
-			tick := time.NewTicker(200 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				observeRuntimeStart(75*time.Millisecond, 25*time.Millisecond)
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-				}
-			}
-		}()
+		starting := keepStartingContainers(ctx, 75*time.Millisecond, 25*time.Millisecond)
 		pod := waitedOnPod(t, m, "pod", time.Now(), 1, 3)
 		w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
 		go w.run(ctx)
