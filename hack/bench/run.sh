@@ -64,7 +64,11 @@
 #                    fork/annotated, fork/no-sidecars: the report divides
 #                    the CPU the extra checks add by their number, what
 #                    one extra exec check costs the kubelet and the
-#                    runtime; "" skips them)
+#                    runtime; "" skips them); BENCH_PROBE_RATE_EXEC_PODS=N
+#                    their waiting sidecars (default 20: 50 sidecars'
+#                    periodic exec probes, one a second each, saturated
+#                    the 2-core node until the kubelet's /metrics timed
+#                    out)
 #   BENCH_DENSITY=N,...  pods created at once in the density runs (default
 #                    10,30; 10,30,100,110 is the full list: 110 is the
 #                    node's maxPods, the kubelet's default, and the local
@@ -167,7 +171,10 @@ rate_pods="${BENCH_PROBE_RATE_PODS:-50}"
 [[ "$rate_pods" =~ ^[0-9]+$ ]] || die "BENCH_PROBE_RATE_PODS must be a number, not '$rate_pods'"
 rate_ways="${BENCH_PROBE_RATE_WAYS:-fork/annotated,fork/native-wait-ready,fork/no-sidecars,upstream/native-startup}"
 rate_exec_ways="${BENCH_PROBE_RATE_EXEC_WAYS-fork/annotated,fork/no-sidecars}"
+rate_exec_pods="${BENCH_PROBE_RATE_EXEC_PODS:-20}"
+[[ "$rate_exec_pods" =~ ^[0-9]+$ ]] || die "BENCH_PROBE_RATE_EXEC_PODS must be a number, not '$rate_exec_pods'"
 [ "$rate_pods" != 0 ] || rate_ways="" rate_exec_ways=""
+[ "$rate_exec_pods" != 0 ] || rate_exec_ways=""
 density="${BENCH_DENSITY-10,30}" # set and empty: no density runs
 [[ "$density" =~ ^(0|[1-9][0-9]*(,[1-9][0-9]*)*)?$ ]] || die "BENCH_DENSITY must be a comma-separated list of pod counts (or 0), not '$density'"
 [ "$density" != 0 ] || density=""
@@ -343,15 +350,13 @@ run_ways() { # WAYS [SAMPLES SEGMENTS]
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$pid" -kubelet-log "$LOG_DIR/kubelet.log" \
     -containerd-log "$LOG_DIR/containerd.log"
 }
-probe_rate() { # WAYS [HANDLER: http, exec]
-  local pid handler="${2:-http}" serve_args=()
+probe_rate() { # WAYS [HANDLER: http, exec] [PODS]
+  local pid handler="${2:-http}" pods="${3:-$rate_pods}" serve_args=()
   pid="$(proc_pid kubelet)" || die "the kubelet is not running"
-  if serve_cgroup_dir > /dev/null && in_serve_cgroup kubelet "$pid"; then
-    serve_args=(-serve-cgroup "$(serve_cgroup_dir)")
-  fi
-  log "probe runs with $rate_pods sidecars waiting ($handler probes): $1"
+  mapfile -t serve_args < <(serve_cgroup_args kubelet "$pid")
+  log "probe runs with $pods sidecars waiting ($handler probes): $1"
   "$work/bench" probe-rate -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
-    -kubelet-pid "$pid" "${serve_args[@]}" -handler "$handler" -ways "$1" -pods "$rate_pods" -out "$rates"
+    -kubelet-pid "$pid" "${serve_args[@]}" -handler "$handler" -ways "$1" -pods "$pods" -out "$rates"
 }
 # The density runs read the CRI (the containers' start times), the pods'
 # logs (the sidecars' ready times), the kubelet's and containerd's CPU time
@@ -362,9 +367,8 @@ run_density() { # WAYS
   local kubelet_pid containerd_pid serve_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   containerd_pid="$(proc_pid containerd)" || die "containerd is not running"
-  if serve_cgroup_dir > /dev/null && in_serve_cgroup containerd "$containerd_pid"; then
-    serve_args=(-serve-cgroup "$(serve_cgroup_dir)")
-  else
+  mapfile -t serve_args < <(serve_cgroup_args containerd "$containerd_pid")
+  if [ "${#serve_args[@]}" = 0 ]; then
     log "containerd runs outside a serve cgroup: the density runs measure the kubelet and containerd's daemon alone (make up puts them in)"
   fi
   log "density runs with $density pods at once, $density_runs runs: $1"
@@ -393,7 +397,7 @@ if [ -n "$fork_ways$fork_rate_ways$fork_rate_exec_ways$fork_density_ways$fork_ch
     run_ways "$fork_ways"
   fi
   [ -z "$fork_rate_ways" ] || probe_rate "$fork_rate_ways"
-  [ -z "$fork_rate_exec_ways" ] || probe_rate "$fork_rate_exec_ways" exec
+  [ -z "$fork_rate_exec_ways" ] || probe_rate "$fork_rate_exec_ways" exec "$rate_exec_pods"
   [ -z "$fork_density_ways" ] || run_density "$fork_density_ways"
   [ -z "$fork_chain_ways" ] || run_chain "$fork_chain_ways"
   [ -z "$fork_never_ways" ] || run_never_ready "$fork_never_ways"

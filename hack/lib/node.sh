@@ -67,6 +67,16 @@ in_serve_cgroup() {
   [ "$(awk -F: '$2 ~ /(^|,)cpuacct(,|$)/ {print $3}' "/proc/$2/cgroup" 2> /dev/null)" = "$SERVE_CGROUP/$1" ]
 }
 
+# serve_cgroup_args NAME PID prints bench's flag for the serve cgroups
+# (-serve-cgroup and the folder, a word a line) when PID runs in NAME's,
+# and nothing when there is none or PID runs outside it.
+serve_cgroup_args() {
+  local d
+  if d="$(serve_cgroup_dir)" && in_serve_cgroup "$1" "$2"; then
+    printf '%s\n' -serve-cgroup "$d"
+  fi
+}
+
 # serve_cgroup_pids prints the processes in the serve cgroups, for the
 # callers' leftovers: once the node's processes are stopped by pid, what is
 # left there is theirs (a shim, a runc).
