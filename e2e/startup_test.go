@@ -140,14 +140,17 @@ var _ = Describe("Startup", func() {
 				c.ReadinessProbe.PeriodSeconds = 10
 			}
 		}, time.Duration(0)),
-		// An exec probe's extra runs come every 250 ms, each a process in
-		// the container (50 to 100 ms here).
+		// An exec probe's extra runs come every 100 ms, one at a time, each
+		// a process in the container (50 to 100 ms here): the readiness is
+		// seen up to one run later than an HTTP probe's. (Until the exec
+		// runs were bounded at their cost they came every 250 ms and at
+		// most a quarter of the time, and this slack was 350 ms.)
 		Entry("exec readiness probes", func(port int) ContainerOption {
 			return func(c *v1.Container) {
 				ExecReadiness(port)(c)
 				c.ReadinessProbe.PeriodSeconds = 10
 			}
-		}, 350*time.Millisecond),
+		}, 150*time.Millisecond),
 	)
 
 	It("[rule 4] keeps the apps waiting for a never-ready sidecar, with waiting reason SidecarsNotReady and one WaitingForSidecars event", func(ctx SpecContext) {

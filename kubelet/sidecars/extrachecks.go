@@ -29,9 +29,14 @@ const (
 	// with room for the start itself).
 	FirstExtraCheckInterval = 50 * time.Millisecond
 	// FirstExtraExecCheckInterval is the same for an exec probe, each of
-	// whose checks starts a process in the container through the runtime:
-	// five times fewer, still within the quarter of a second.
-	FirstExtraExecCheckInterval = 250 * time.Millisecond
+	// whose checks starts a process in the container through the runtime
+	// and itself takes some tens of milliseconds: the next check starts
+	// 100 ms after the last one started, or as soon as it ended
+	// (ExtraExecCheckDutyFactor), so that the readiness is seen about as
+	// soon as a check can see it. What that costs the node is bounded by
+	// the node-wide bound, in which an exec check counts as
+	// ExtraExecCheckCost network ones.
+	FirstExtraExecCheckInterval = 100 * time.Millisecond
 	// ExtraChecksBackOffAfter is how long a sidecar may stay not ready
 	// before its extra checks back off: most sidecars are ready within it
 	// (the bench's proxies in well under a second).
@@ -44,13 +49,22 @@ const (
 	// is checked once a second, as a probe of periodSeconds 1 would be,
 	// from at most 10 s after its start.
 	MaxExtraCheckInterval = time.Second
-	// ExtraCheckDutyFactor keeps the extra checks of one container to at
-	// most a 1/ExtraCheckDutyFactor share of its time: the next check waits
-	// at least this many times as long as the last one took. A slow check
-	// is the sign of a saturated runtime (an exec that takes seconds on a
-	// full node) or of a sidecar that is slow to answer; checking more
-	// often would only add to the load.
+	// ExtraCheckDutyFactor keeps the extra checks of one network probe to
+	// at most a 1/ExtraCheckDutyFactor share of its time: the next check
+	// waits at least this many times as long as the last one took. A slow
+	// answer is the sign of a sidecar that is slow to answer; asking more
+	// often would only add to its load.
 	ExtraCheckDutyFactor = 4
+	// ExtraExecCheckDutyFactor is the same for an exec probe: one check at
+	// a time, the next no sooner than the last one ended. An exec check's
+	// duration is mostly the start of a process in the container, which
+	// the check cannot do without; a saturated runtime is read from its
+	// create-and-start latency instead (YieldToRuntime), and the CPU the
+	// checks take is bounded node-wide at their cost (ExtraExecCheckCost).
+	// With the factor 4, a 60 ms check spaced the next one 240 ms apart, and
+	// make bench's exec chain saw each sidecar's readiness 170 ms (p50)
+	// after it, against 51 ms for a postStart hook that polls.
+	ExtraExecCheckDutyFactor = 1
 )
 
 // ExtraCheckInterval returns how long the kubelet waits before the next
@@ -64,11 +78,12 @@ const (
 // the sidecar has been waited on for ExtraChecksBackOffAfter, and is at most
 // MaxExtraCheckInterval, so from 10 s on a sidecar that stays not ready costs
 // at most one extra check a second. It is never shorter than
-// ExtraCheckDutyFactor times the last check's duration.
+// ExtraCheckDutyFactor (exec: ExtraExecCheckDutyFactor) times the last
+// check's duration.
 func ExtraCheckInterval(exec bool, waited, lastCheck time.Duration) time.Duration {
-	interval := FirstExtraCheckInterval
+	interval, dutyFactor := FirstExtraCheckInterval, time.Duration(ExtraCheckDutyFactor)
 	if exec {
-		interval = FirstExtraExecCheckInterval
+		interval, dutyFactor = FirstExtraExecCheckInterval, ExtraExecCheckDutyFactor
 	}
 	if waited > ExtraChecksBackOffAfter {
 		// Doublings so far; bounded, so that a long wait cannot overflow.
@@ -78,7 +93,7 @@ func ExtraCheckInterval(exec bool, waited, lastCheck time.Duration) time.Duratio
 	}
 	interval = min(interval, MaxExtraCheckInterval)
 	if lastCheck > 0 && lastCheck < time.Hour {
-		interval = max(interval, ExtraCheckDutyFactor*lastCheck)
+		interval = max(interval, dutyFactor*lastCheck)
 	}
 	return interval
 }
@@ -87,12 +102,13 @@ const (
 	// DefaultExtraProbeRunsPerSecond is the node-wide bound of extra
 	// checks, all waited-on sidecars together, unless the node's owner sets
 	// the kubelet's --sidecar-extra-probe-runs-per-second. An extra check
-	// of a network probe costs the kubelet about 0.6 ms of CPU (make bench's
-	// probe-rate runs: 50 waiting sidecars at 200 extra runs a second took
-	// 12% of a core more than the same pods probed on their period), so 200
-	// a second bound the extra cost to about an eighth of one core, while
+	// of a network probe costs the kubelet 0.47 to 0.70 ms of CPU (make
+	// bench's probe-rate runs of its quiet reference run: 50 waiting
+	// sidecars against the same pods probed on their period), so 200 a
+	// second bound the extra cost to at most a seventh of one core, while
 	// every sidecar of a 50-sidecar rollout is still checked four times a
-	// second in its first two seconds (rule 3's quarter of a second).
+	// second in its first two seconds (rule 3's quarter of a second). An
+	// exec check counts as ExtraExecCheckCost of them.
 	DefaultExtraProbeRunsPerSecond = 200
 	// MaxExtraProbeRunsPerSecond is the highest bound the kubelet accepts:
 	// above it the bound is no bound on a node of any size.
@@ -110,12 +126,38 @@ func ValidateExtraProbeRunsPerSecond(perSecond int32) error {
 	return nil
 }
 
+// ExtraExecCheckCost is what an extra check of an exec probe counts
+// against the node-wide bound, in checks of a network probe: about what it
+// costs the node in CPU against one of those. make bench's probe-rate runs
+// measure both (the report's "CPU per extra check" lines): an HTTP check
+// took the kubelet 0.47 to 0.70 ms in the quiet reference run, an exec
+// check took containerd, its shims and runc 15.7 and 18.9 ms in two
+// scratch runs (each starts a process in the container; the reference
+// run's exec line failed, see hack/bench/run.sh's
+// BENCH_PROBE_RATE_EXEC_PODS): 22 to 40 times as much. 16 rounds that
+// down on purpose: the default 200 a second is then about a seventh of a
+// core as network checks and a quarter as exec ones (12 a second), enough
+// for the one waiting sidecar of an exec chain to be checked every 100 ms
+// however many wait behind it.
+const ExtraExecCheckCost = 16
+
+// ExtraCheckCost is what an extra check counts against the node-wide
+// bound: 1 for a network probe (HTTP, TCP, gRPC), ExtraExecCheckCost for
+// an exec one.
+func ExtraCheckCost(exec bool) int {
+	if exec {
+		return ExtraExecCheckCost
+	}
+	return 1
+}
+
 // ExtraProbeRunBurst is how many extra checks the node-wide bound lets
-// through at once: a tenth of a second's worth, at least one, so that the
-// sidecars of pods started together are checked in their first 50 ms
-// (200 a second: 20 at once).
+// through at once: a tenth of a second's worth, so that the sidecars of
+// pods started together are checked in their first 50 ms (200 a second: 20
+// at once), and at least one exec check's cost, or no exec check could
+// ever run under a low bound.
 func ExtraProbeRunBurst(perSecond int32) int {
-	return max(1, int(perSecond)/10)
+	return max(ExtraExecCheckCost, int(perSecond)/10)
 }
 
 // ExtraCheckRuntimeShare bounds the extra checks by the runtime's own pace:

@@ -41,11 +41,17 @@ func TestExtraCheckInterval(t *testing.T) {
 		{name: "10 s: once a second", waited: 10 * time.Second, want: time.Second},
 		{name: "a minute: once a second", waited: time.Minute, want: time.Second},
 		{name: "a year: once a second, no overflow", waited: 365 * 24 * time.Hour, want: time.Second},
-		{name: "exec, just started", exec: true, waited: 0, want: 250 * ms},
-		{name: "exec past 2 s", exec: true, waited: 3 * time.Second, want: 500 * ms},
-		{name: "exec past 4 s: once a second", exec: true, waited: 5 * time.Second, want: time.Second},
+		{name: "exec, just started", exec: true, waited: 0, want: 100 * ms},
+		{name: "exec past 2 s", exec: true, waited: 3 * time.Second, want: 200 * ms},
+		{name: "exec past 4 s", exec: true, waited: 5 * time.Second, want: 400 * ms},
+		{name: "exec past 6 s", exec: true, waited: 7 * time.Second, want: 800 * ms},
+		{name: "exec past 8 s: once a second", exec: true, waited: 9 * time.Second, want: time.Second},
+		{name: "exec, 10 s: once a second", exec: true, waited: 10 * time.Second, want: time.Second},
 		{name: "a slow check: four times its duration", waited: 0, lastCheck: 30 * ms, want: 120 * ms},
-		{name: "a saturated runtime: beyond the maximum", exec: true, waited: time.Minute, lastCheck: 2 * time.Second, want: 8 * time.Second},
+		{name: "a slow answer beyond the maximum", waited: time.Minute, lastCheck: 2 * time.Second, want: 8 * time.Second},
+		{name: "an exec check of 60 ms: the next 100 ms after its start", exec: true, waited: 0, lastCheck: 60 * ms, want: 100 * ms},
+		{name: "an exec check of 150 ms: the next as it ends", exec: true, waited: 0, lastCheck: 150 * ms, want: 150 * ms},
+		{name: "an exec check of 2 s: one at a time", exec: true, waited: time.Minute, lastCheck: 2 * time.Second, want: 2 * time.Second},
 		{name: "a fast check changes nothing", waited: 0, lastCheck: 10 * ms, want: 50 * ms},
 		{name: "a check's duration beyond reason is ignored", waited: 0, lastCheck: 2 * time.Hour, want: 50 * ms},
 	}
@@ -89,9 +95,9 @@ func TestExtraProbeRunsPerSecondSetting(t *testing.T) {
 		valid     bool
 		burst     int
 	}{
-		{perSecond: -1, valid: false, burst: 1},
-		{perSecond: 0, valid: true, burst: 1}, // no extra runs: the burst is never used
-		{perSecond: 5, valid: true, burst: 1},
+		{perSecond: -1, valid: false, burst: ExtraExecCheckCost},
+		{perSecond: 0, valid: true, burst: ExtraExecCheckCost}, // no extra runs: the burst is never used
+		{perSecond: 5, valid: true, burst: ExtraExecCheckCost}, // one exec check every 3.2 s
 		{perSecond: DefaultExtraProbeRunsPerSecond, valid: true, burst: 20},
 		{perSecond: MaxExtraProbeRunsPerSecond, valid: true, burst: 1000},
 		{perSecond: MaxExtraProbeRunsPerSecond + 1, valid: false, burst: 1000},
@@ -112,6 +118,18 @@ func TestExtraProbeRunsPerSecondSetting(t *testing.T) {
 	}
 }
 
+func TestExtraCheckCost(t *testing.T) {
+	got := []int{ExtraCheckCost(false), ExtraCheckCost(true)}
+	if diff := cmp.Diff([]int{1, ExtraExecCheckCost}, got); diff != "" {
+		t.Errorf("network, exec (-want +got):\n%s", diff)
+	}
+	// The default bound lets at least ten exec checks a second through:
+	// a sidecar of an exec chain, waited on alone, is checked every 100 ms.
+	if perSecond := DefaultExtraProbeRunsPerSecond / ExtraExecCheckCost; perSecond < 10 {
+		t.Errorf("the default bound allows %d exec checks a second, want 10 or more", perSecond)
+	}
+}
+
 func TestYieldToRuntime(t *testing.T) {
 	ms := time.Millisecond
 	testCases := []struct {
@@ -123,7 +141,7 @@ func TestYieldToRuntime(t *testing.T) {
 		{name: "a busy runtime: 400 ms a start", interval: 50 * ms, runtimeStart: 400 * ms, wantAfter: 100 * ms},
 		{name: "a saturated runtime: 4 s a start", interval: 50 * ms, runtimeStart: 4 * time.Second, wantAfter: time.Second},
 		{name: "backed off already beyond the runtime's share", interval: time.Second, runtimeStart: 400 * ms, wantAfter: time.Second},
-		{name: "an exec probe's first interval", interval: 250 * ms, runtimeStart: 2 * time.Second, wantAfter: 500 * ms},
+		{name: "an exec probe's first interval", interval: 100 * ms, runtimeStart: 2 * time.Second, wantAfter: 500 * ms},
 		{name: "a nonsense reading is ignored", interval: 50 * ms, runtimeStart: 2 * time.Hour, wantAfter: 50 * ms},
 	}
 	for _, tc := range testCases {

@@ -58,7 +58,7 @@ var Files = []string{"README.md", "docs/benchmarks.md", "docs/kep/README.md", "d
 // measurements: a figure of the pattern inside one of them passes. Each is
 // matched as written, within one line.
 var Allowed = []struct{ Phrase, Why string }{
-	{"every 100 ms", "the postStart way's hook polls /ready this often: the way's definition (bench/measure/pods.go)"},
+	{"every 100 ms", "the postStart way's hook polls /ready this often: the way's definition (bench/measure/pods.go); and the exec probes' first extra-check interval, a setting (sidecars.FirstExtraExecCheckInterval)"},
 	{"0.5 s after", "a chain's sidecars turn ready this long after their start: the scenario's definition"},
 	{"0.5 to 3 s after", "the density runs' sidecars' ready delays: the scenario's definition"},
 	{"300 ms drain", "the test app drains this long on SIGTERM: the scenario's definition"},
@@ -69,8 +69,7 @@ var Allowed = []struct{ Phrase, Why string }{
 	{"from 10 s to 60 s", "the never-ready goal's window (issue 36)"},
 	{"still not ready at 10 s", "when sidecars.ExtraCheckInterval reaches its longest interval, a setting"},
 	{"probe between its periods: every 50 ms", "sidecars.ExtraCheckInterval's first interval, a setting (the KEP's follow-up)"},
-	{"in the container: every 250 ms", "sidecars.ExtraCheckInterval's first interval for exec probes, a setting"},
-	{"every 250 ms at most", "the same setting, as a bound"},
+	{"an exec run counting as 16", "sidecars.ExtraExecCheckCost, a setting"},
 	{"for the first 2 s, then backing off, doubling every 2 s,", "sidecars.ExtraCheckInterval's curve, a setting"},
 	{"once a second from 10 s on", "sidecars.ExtraCheckInterval's longest interval and when it reaches it, a setting"},
 	{"readiness turns 5 s after it runs", "the node e2e spec of the mixed case: its definition"},

@@ -54,9 +54,10 @@ const (
 // until the container is first ready, for at most waitedOnProbeWindow from
 // its start, so that the waiting containers start promptly whatever the
 // probe's periodSeconds (contract rule 3). The extra runs come every 50 ms
-// (exec probes: 250 ms) and back off while the container stays not ready,
-// to one a second from 10 s on, and never take more than a quarter of the
-// time, however slow a run is (sidecars.ExtraCheckInterval). The extra
+// (exec probes: 100 ms, one at a time) and back off while the container
+// stays not ready, to one a second from 10 s on; a network probe's never
+// take more than a quarter of the time, however slow a run is
+// (sidecars.ExtraCheckInterval). The extra
 // runs are runs like the others: they count towards successThreshold and
 // failureThreshold, and in prober_probe_total. They end at the container's
 // first readiness and do not come back on a later flap; a new container
@@ -165,13 +166,14 @@ func (o *waitedOn) takeExtraRun() bool {
 }
 
 // mayProbe reports whether an extra run may probe now, within the
-// node-wide bound, and counts it as run or held back. The worker asks only
-// once it has a running container to probe: the ticks of a sidecar not yet
-// created or started find nothing to probe, and in a rollout they are most
-// of the ticks; taking tokens for them would thin out the checks of the
-// sidecars that run.
+// node-wide bound, which an exec run spends at its cost
+// (sidecars.ExtraCheckCost), and counts it as run or held back. The worker
+// asks only once it has a running container to probe: the ticks of a
+// sidecar not yet created or started find nothing to probe, and in a
+// rollout they are most of the ticks; taking tokens for them would thin
+// out the checks of the sidecars that run.
 func (o *waitedOn) mayProbe(limiter *rate.Limiter) bool {
-	if !limiter.Allow() {
+	if !limiter.AllowN(time.Now(), sidecars.ExtraCheckCost(o.exec)) {
 		sidecarmetrics.ExtraProbeRuns.WithLabelValues(sidecarmetrics.ExtraProbeRunOutcomeLimited).Inc()
 		return false
 	}
@@ -192,8 +194,9 @@ func (o *waitedOn) stop() {
 // waited on must not open 20 of them a second per sidecar. The bound (the
 // default, and the node owner's --sidecar-extra-probe-runs-per-second: see
 // sidecars.DefaultExtraProbeRunsPerSecond for why 200) keeps every waiting
-// sidecar checked 4 times a second up to 50 of them; beyond that the extra
-// runs thin out towards the probes' own periods. The kubelet counts the
+// sidecar checked 4 times a second up to 50 of them (exec probes: 12
+// checks a second in all, each counting as sidecars.ExtraExecCheckCost);
+// beyond that the extra runs thin out towards the probes' own periods. The kubelet counts the
 // runs it makes and those the bound holds back
 // (sidecarmetrics.ExtraProbeRuns); make bench reports them.
 func newExtraProbeRunLimiter() *rate.Limiter {

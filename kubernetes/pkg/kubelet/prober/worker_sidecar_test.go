@@ -336,13 +336,19 @@ func TestExtraRunsAreBoundedNodeWide(t *testing.T) {
 	testCases := []struct {
 		name        string
 		setting     *int32
+		exec        bool
 		perSecond   int
 		burst       int
 		heldBack    bool
 		extraCounts bool
 	}{
 		{name: "the default", setting: nil, perSecond: sidecars.DefaultExtraProbeRunsPerSecond, burst: 20, heldBack: true, extraCounts: true},
-		{name: "the node owner's 20 a second", setting: ptr.To[int32](20), perSecond: 20, burst: 2, heldBack: true, extraCounts: true},
+		{name: "the node owner's 20 a second", setting: ptr.To[int32](20), perSecond: 20, burst: sidecars.ExtraExecCheckCost, heldBack: true, extraCounts: true},
+		// Each exec run spends 16 of the bound (sidecars.ExtraExecCheckCost):
+		// 12.5 runs a second in all, and one at once. Counted as one each,
+		// 200 a second would start 200 processes a second in the sidecars,
+		// a core's worth of the runtime's CPU.
+		{name: "the default, exec probes", setting: nil, exec: true, perSecond: 13, burst: 1, heldBack: true, extraCounts: true},
 		{name: "turned off", setting: ptr.To[int32](0)},
 	}
 	for _, tc := range testCases {
@@ -355,6 +361,8 @@ func TestExtraRunsAreBoundedNodeWide(t *testing.T) {
 				start := time.Now()
 				never := &scriptedProber{script: func(int, time.Time) probe.Result { return probe.Failure }}
 				m.prober.http = never
+				neverExec := &readyAtExecProber{readyAt: start.Add(time.Hour)}
+				m.prober.exec = neverExec
 				// The kubelet registers its metrics at its start; counters count
 				// once registered.
 				metrics.NewKubeRegistry().Register(sidecarmetrics.ExtraProbeRuns)
@@ -364,6 +372,9 @@ func TestExtraRunsAreBoundedNodeWide(t *testing.T) {
 				var workers []*worker
 				for i := range sidecarsWaiting {
 					pod := waitedOnPod(t, m, types.UID(fmt.Sprintf("pod-%02d", i)), start, 1, 3)
+					if tc.exec {
+						pod.Spec.Containers[0].ReadinessProbe.ProbeHandler = v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"/ready"}}}
+					}
 					w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
 					workers = append(workers, w)
 					go w.run(ctx)
@@ -372,7 +383,7 @@ func TestExtraRunsAreBoundedNodeWide(t *testing.T) {
 				// Each worker's first run (the period is 10 s), then what the
 				// bound lets through.
 				limit := sidecarsWaiting + tc.perSecond*seconds + tc.burst
-				runs := never.count()
+				runs := never.count() + neverExec.count()
 				if runs > limit {
 					t.Errorf("%d probe runs of %d waited-on sidecars in %d s, want at most %d", runs, sidecarsWaiting, seconds, limit)
 				}
@@ -628,10 +639,11 @@ func (p *readyAtExecProber) count() int {
 }
 
 // TestWaitedOnExecProbeRunsUntilItSucceeds checks contract rule 3 for an exec
-// readiness probe: it runs every 250 ms until it first succeeds, so the
-// success is seen within 250 ms of the sidecar turning ready, whatever
+// readiness probe: it runs every 100 ms until it first succeeds, so the
+// success is seen within 100 ms of the sidecar turning ready, whatever
 // its periodSeconds. Before the fix the exec probe kept its period: the
-// success was seen at the next one, 10 s after the start.
+// success was seen at the next one, 10 s after the start; until the exec
+// checks were bounded at their cost, it ran every 250 ms.
 func TestWaitedOnExecProbeRunsUntilItSucceeds(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 	synctest.Test(t, func(t *testing.T) {
@@ -665,12 +677,13 @@ func TestWaitedOnExecProbeRunsUntilItSucceeds(t *testing.T) {
 		if seen.IsZero() {
 			t.Fatalf("the probe's success was never seen")
 		}
-		if late := seen.Sub(prober.readyAt); late > 250*time.Millisecond {
-			t.Errorf("success seen %v after the sidecar turned ready, want at most 250ms", late)
+		// Within an interval, and the 10 ms the test looks at.
+		if late := seen.Sub(prober.readyAt); late > 110*time.Millisecond {
+			t.Errorf("success seen %v after the sidecar turned ready, want at most 110ms", late)
 		}
-		// The first run, extra runs at 0.25, 0.5, 0.75, 1 and 1.25 s, then
-		// the periods at 10, 20 and 30 s.
-		if runs, want := prober.count(), 1+5+3; runs > want+1 || runs < want-1 {
+		// The first run, extra runs every 100 ms up to 1.3 s, then the
+		// periods at 10, 20 and 30 s.
+		if runs, want := prober.count(), 1+13+3; runs > want+1 || runs < want-1 {
 			t.Errorf("%d exec probe runs in 30 s, want %d (±1)", runs, want)
 		}
 		w.stop()
