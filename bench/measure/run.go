@@ -59,8 +59,8 @@ type runner struct {
 	// kubeletChanged fails once the kubelet process is not the one the
 	// run began with.
 	kubeletChanged func() error
-	probeLog       *probeLog // nil: the kubelet's log is not read
-	stopLog        *stopLog  // nil: containerd's log is not read
+	probeLog       *probeLog   // nil: the kubelet's log is not read
+	criCallLog     *criCallLog // nil: containerd's log is not read
 
 	mu  sync.Mutex // the output file and stderr
 	out *os.File
@@ -81,7 +81,7 @@ func RunCommand(args []string) error {
 	kubeletURL := fs.String("kubelet-url", "", "the kubelet's HTTPS endpoint (https://127.0.0.1:PORT): probe counts from its /metrics/probes")
 	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc over each way's run")
 	kubeletLog := fs.String("kubelet-log", "", "the kubelet's log file (--v >= 1): every failed probe run, also those its metrics leave out")
-	containerdLog := fs.String("containerd-log", "", "containerd's log file (its text format, level info): when each StopContainer call came and returned, which splits c into the runtime's parts and the kubelet's")
+	containerdLog := fs.String("containerd-log", "", "containerd's log file (its text format, level info): when each CreateContainer and StopContainer call came and returned, which splits c into the runtime's parts and the kubelet's, and gives a′ its create")
 	segmentsOut := fs.String("segments", "", "file to append each way's run (kubelet CPU, pods) to (JSON lines)")
 	idle := fs.Duration("idle", 6*time.Second, "how long to measure the kubelet's CPU with no pod before the ways (0: not)")
 	if err := fs.Parse(args); err != nil {
@@ -138,7 +138,7 @@ func RunCommand(args []string) error {
 		}
 	}
 	if *containerdLog != "" {
-		if r.stopLog, err = newStopLog(*containerdLog); err != nil {
+		if r.criCallLog, err = newCRICallLog(*containerdLog); err != nil {
 			return fmt.Errorf("containerd's log: %v", err)
 		}
 	}
@@ -553,9 +553,9 @@ func (c *criRecorder) containerIDs() map[string]string {
 	return out
 }
 
-// applyStopCalls sets each container's StopContainer times from what
-// containerd logged of its id.
-func applyStopCalls(containers []results.Container, ids map[string]string, log *stopLog) {
+// applyCRICalls sets each container's CreateContainer and StopContainer
+// times from what containerd logged of its id.
+func applyCRICalls(containers []results.Container, ids map[string]string, log *criCallLog) {
 	var want []string
 	for _, c := range containers {
 		if id, ok := ids[c.Name]; ok {
@@ -566,7 +566,8 @@ func applyStopCalls(containers []results.Container, ids map[string]string, log *
 	for i := range containers {
 		c := &containers[i]
 		if sc, ok := calls[ids[c.Name]]; ok {
-			c.StopCalled, c.StopReturned = sc.called, sc.returned
+			c.CreateCalled, c.CreateReturned = sc.createCalled, sc.createReturned
+			c.StopCalled, c.StopReturned = sc.stopCalled, sc.stopReturned
 		}
 	}
 }
@@ -795,12 +796,12 @@ func (r *runner) runPod(ctx context.Context, w results.Way, wi int, kind string,
 	for _, p := range problems {
 		s = fail("%s", p)
 	}
-	if r.stopLog != nil {
+	if r.criCallLog != nil {
 		// The pod is gone: every StopContainer of its containers returned.
-		if err := r.stopLog.catchUp(); err != nil {
+		if err := r.criCallLog.catchUp(); err != nil {
 			s = fail("containerd's log: %v", err)
 		} else {
-			applyStopCalls(s.Containers, rec.containerIDs(), r.stopLog)
+			applyCRICalls(s.Containers, rec.containerIDs(), r.criCallLog)
 		}
 	}
 	var logged []loggedProbe

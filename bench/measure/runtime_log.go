@@ -16,13 +16,15 @@ limitations under the License.
 
 package measure
 
-// When the kubelet called StopContainer on each container, and when the
-// call returned, as containerd's CRI service logs them: the moments that
-// split c (the last app's exit → the first sidecar's SIGTERM) into the
-// runtime's parts and the kubelet's own, sample by sample. The kubelet
-// learns that an app stopped when its StopContainer returns, and the
-// sidecar's SIGTERM follows the sidecar's StopContainer call; what lies
-// between the two is the kubelet's.
+// When the kubelet called CreateContainer and StopContainer on each
+// container, and when the calls returned, as containerd's CRI service logs
+// them. The stops split c (the last app's exit → the first sidecar's
+// SIGTERM) into the runtime's parts and the kubelet's own, sample by
+// sample: the kubelet learns that an app stopped when its StopContainer
+// returns, and the sidecar's SIGTERM follows the sidecar's StopContainer
+// call; what lies between the two is the kubelet's. The first app's create
+// is the part of a′ that creating the apps before their sidecar is ready
+// (and starting them at its readiness) could save at most.
 
 import (
 	"strings"
@@ -30,18 +32,38 @@ import (
 	"time"
 )
 
-// stopCall is what containerd logged of the StopContainer calls of one
-// container: the first call received and the first return, Unix ns.
-type stopCall struct{ called, returned int64 }
+// criCalls is what containerd logged of one container's CreateContainer
+// and StopContainer calls: the call received and its return, Unix ns; of
+// the stops, the first call and the first return.
+type criCalls struct {
+	createCalled, createReturned int64
+	stopCalled, stopReturned     int64
+}
 
-// parseStopLine reads one line of containerd's log (its default text
-// format) that records a StopContainer call or its return:
+// logTime reads the time of a line of containerd's log (its default text
+// format): containerd's, on the node's clock, the same clock as the
+// runtime's CreatedAt and FinishedAt and the test server's times.
+func logTime(line string) (int64, bool) {
+	_, ts, found := strings.Cut(line, `time="`)
+	if !found {
+		return 0, false
+	}
+	ts, _, found = strings.Cut(ts, `"`)
+	if !found {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
+// parseStopLine reads one line of containerd's log that records a
+// StopContainer call or its return:
 //
 //	time="2026-11-28T03:34:35.683008967Z" level=info msg="StopContainer for \"<id>\" with timeout 30 (s)"
 //	time="2026-11-28T03:34:35.821383629Z" level=info msg="StopContainer for \"<id>\" returns successfully"
-//
-// The time is containerd's, on the node's clock, the same clock as the
-// runtime's FinishedAt and the test server's times.
 func parseStopLine(line string) (id string, at int64, returned, ok bool) {
 	_, rest, found := strings.Cut(line, `msg="StopContainer for \"`)
 	if !found {
@@ -58,39 +80,74 @@ func parseStopLine(line string) (id string, at int64, returned, ok bool) {
 	default:
 		return "", 0, false, false // an error return: no stop happened then
 	}
-	_, ts, found := strings.Cut(line, `time="`)
-	if !found {
+	at, ok = logTime(line)
+	if !ok {
 		return "", 0, false, false
 	}
-	ts, _, found = strings.Cut(ts, `"`)
-	if !found {
-		return "", 0, false, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return "", 0, false, false
-	}
-	return id, t.UnixNano(), returned, true
+	return id, at, returned, true
 }
 
-// stopLog follows containerd's log from where it was when the run began and
-// keeps, by container id, its StopContainer calls.
-type stopLog struct {
+// parseCreateLine reads one line of containerd's log that records a
+// CreateContainer call or its return:
+//
+//	time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"<sandbox>\" for container name:\"app\""
+//	time="2026-11-28T09:27:05.713098762Z" level=info msg="CreateContainer within sandbox \"<sandbox>\" for name:\"app\" returns container id \"<id>\""
+//
+// The call names no container id: key, the sandbox and the container's
+// metadata as logged (its name and attempt), pairs it with its return,
+// which names the id.
+func parseCreateLine(line string) (key, id string, at int64, returned, ok bool) {
+	_, rest, found := strings.Cut(line, `msg="CreateContainer within sandbox \"`)
+	if !found {
+		return "", "", 0, false, false
+	}
+	sandbox, rest, found := strings.Cut(rest, `\"`)
+	if !found || sandbox == "" {
+		return "", "", 0, false, false
+	}
+	var meta string
+	switch {
+	case strings.HasPrefix(rest, " for container "):
+		meta, found = strings.CutSuffix(strings.TrimPrefix(rest, " for container "), `"`)
+	case strings.HasPrefix(rest, " for "):
+		meta, rest, found = strings.Cut(strings.TrimPrefix(rest, " for "), ` returns container id \"`)
+		if found {
+			id, _, found = strings.Cut(rest, `\"`)
+			found = found && id != ""
+			returned = true
+		}
+	}
+	if !found || meta == "" {
+		return "", "", 0, false, false
+	}
+	at, ok = logTime(line)
+	if !ok {
+		return "", "", 0, false, false
+	}
+	return sandbox + " " + meta, id, at, returned, true
+}
+
+// criCallLog follows containerd's log from where it was when the run began
+// and keeps, by container id, its CreateContainer and StopContainer calls.
+type criCallLog struct {
 	file *followedLog
 	mu   sync.Mutex
-	byID map[string]stopCall
+	byID map[string]criCalls
+	// creating holds the CreateContainer calls not returned yet, by
+	// parseCreateLine's key.
+	creating map[string]int64
 }
 
-func newStopLog(path string) (*stopLog, error) {
+func newCRICallLog(path string) (*criCallLog, error) {
 	f, err := followLog(path)
 	if err != nil {
 		return nil, err
 	}
-	return &stopLog{file: f, byID: map[string]stopCall{}}, nil
+	return &criCallLog{file: f, byID: map[string]criCalls{}, creating: map[string]int64{}}, nil
 }
 
 // catchUp reads what containerd wrote since the last call.
-func (l *stopLog) catchUp() error {
+func (l *criCallLog) catchUp() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lines, err := l.file.newLines()
@@ -98,26 +155,40 @@ func (l *stopLog) catchUp() error {
 		return err
 	}
 	for _, line := range lines {
-		id, at, returned, ok := parseStopLine(line)
-		if !ok {
+		if id, at, returned, ok := parseStopLine(line); ok {
+			c := l.byID[id]
+			if returned && c.stopReturned == 0 {
+				c.stopReturned = at
+			} else if !returned && c.stopCalled == 0 {
+				c.stopCalled = at
+			}
+			l.byID[id] = c
 			continue
 		}
-		c := l.byID[id]
-		if returned && c.returned == 0 {
-			c.returned = at
-		} else if !returned && c.called == 0 {
-			c.called = at
+		key, id, at, returned, ok := parseCreateLine(line)
+		switch {
+		case !ok:
+		case !returned:
+			l.creating[key] = at
+		default:
+			// A return whose call was logged before the run began has
+			// no call to pair with: its create is not known.
+			if called, ok := l.creating[key]; ok {
+				delete(l.creating, key)
+				c := l.byID[id]
+				c.createCalled, c.createReturned = called, at
+				l.byID[id] = c
+			}
 		}
-		l.byID[id] = c
 	}
 	return nil
 }
 
 // take returns and forgets what was logged of the containers ids.
-func (l *stopLog) take(ids []string) map[string]stopCall {
+func (l *criCallLog) take(ids []string) map[string]criCalls {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := map[string]stopCall{}
+	out := map[string]criCalls{}
 	for _, id := range ids {
 		if c, ok := l.byID[id]; ok {
 			out[id] = c

@@ -99,10 +99,78 @@ func TestParseStopLine(t *testing.T) {
 	}
 }
 
-// TestStopLog follows a log that containerd appends to while the run goes
+func TestParseCreateLine(t *testing.T) {
+	const sandbox = "bc6d84cf7956f5bbede7044929bd6990d642d4d94d2f849a6ccfc2fce183f192"
+	type parsed struct {
+		Key, ID  string
+		At       int64
+		Returned bool
+		OK       bool
+	}
+	tests := []struct {
+		name string
+		line string
+		want parsed
+	}{
+		{
+			name: "a call",
+			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"app\""`,
+			want: parsed{Key: sandbox + ` name:\"app\"`, At: unixNano(t, "2026-11-28T09:27:05.689891663Z"), OK: true},
+		},
+		{
+			name: "its return",
+			line: `time="2026-11-28T09:27:05.713098762Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for name:\"app\" returns container id \"` + idApp + `\""`,
+			want: parsed{Key: sandbox + ` name:\"app\"`, ID: idApp, At: unixNano(t, "2026-11-28T09:27:05.713098762Z"), Returned: true, OK: true},
+		},
+		{
+			name: "a second attempt has its own key",
+			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"app\" attempt:1"`,
+			want: parsed{Key: sandbox + ` name:\"app\" attempt:1`, At: unixNano(t, "2026-11-28T09:27:05.689891663Z"), OK: true},
+		},
+		{
+			name: "a failed create is no return",
+			line: `time="2026-11-28T09:27:05.713098762Z" level=error msg="CreateContainer within sandbox \"` + sandbox + `\" for &ContainerMetadata{Name:app,} failed" error="rpc error"`,
+		},
+		{
+			name: "a return without an id",
+			line: `time="2026-11-28T09:27:05.713098762Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for name:\"app\" returns container id \"\""`,
+		},
+		{
+			name: "no sandbox",
+			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"\" for container name:\"app\""`,
+		},
+		{
+			name: "a bad time",
+			line: `time="now" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"app\""`,
+		},
+		{
+			name: "cut short",
+			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + sandbox[:8],
+		},
+		{
+			name: "another call",
+			line: `time="2026-11-28T09:27:05.607498676Z" level=info msg="StartContainer for \"` + idApp + `\""`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got parsed
+			got.Key, got.ID, got.At, got.Returned, got.OK = parseCreateLine(tt.line)
+			if !got.OK {
+				got = parsed{}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parseCreateLine (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCRICallLog follows a log that containerd appends to while the run goes
 // on: what was there before the run is not read, a line still being
-// written waits, the first call and the first return of a container count.
-func TestStopLog(t *testing.T) {
+// written waits, the first stop call and the first return of a container
+// count, and a create pairs with its return by sandbox and container.
+func TestCRICallLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "containerd.log")
 	line := func(ts, id, what string) string {
 		return `time="` + ts + `" level=info msg="StopContainer for \"` + id + `\" ` + what + `"` + "\n"
@@ -117,12 +185,23 @@ func TestStopLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	appendLog(line("2026-11-28T03:00:00Z", idApp, "with timeout 30 (s)")) // before the run
-	l, err := newStopLog(path)
+	const sandbox = "bc6d84cf7956f5bbede7044929bd6990d642d4d94d2f849a6ccfc2fce183f192"
+	create := func(ts, name string) string {
+		return `time="` + ts + `" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"` + name + `\""` + "\n"
+	}
+	created := func(ts, name, id string) string {
+		return `time="` + ts + `" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for name:\"` + name + `\" returns container id \"` + id + `\""` + "\n"
+	}
+	appendLog(line("2026-11-28T03:00:00Z", idApp, "with timeout 30 (s)") + // before the run
+		create("2026-11-28T03:00:00Z", "sc1"))
+	l, err := newCRICallLog(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := line("2026-11-28T03:34:35.5Z", idApp, "with timeout 30 (s)") +
+	whole := created("2026-11-28T03:34:30.05Z", "sc1", idSidecar) + // its call came before the run
+		create("2026-11-28T03:34:31Z", "app") +
+		created("2026-11-28T03:34:31.03Z", "app", idApp) +
+		line("2026-11-28T03:34:35.5Z", idApp, "with timeout 30 (s)") +
 		line("2026-11-28T03:34:35.7Z", idApp, "returns successfully") +
 		line("2026-11-28T03:34:35.71Z", idSidecar, "with timeout 30 (s)")
 	half := line("2026-11-28T03:34:35.9Z", idSidecar, "returns successfully")
@@ -137,9 +216,13 @@ func TestStopLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	containers := []results.Container{{Name: "app"}, {Name: "sc1", Sidecar: true}, {Name: "unseen"}}
-	applyStopCalls(containers, map[string]string{"app": idApp, "sc1": idSidecar}, l)
+	applyCRICalls(containers, map[string]string{"app": idApp, "sc1": idSidecar}, l)
 	want := []results.Container{
-		{Name: "app", StopCalled: unixNano(t, "2026-11-28T03:34:35.5Z"), StopReturned: unixNano(t, "2026-11-28T03:34:35.7Z")},
+		{
+			Name:         "app",
+			CreateCalled: unixNano(t, "2026-11-28T03:34:31Z"), CreateReturned: unixNano(t, "2026-11-28T03:34:31.03Z"),
+			StopCalled: unixNano(t, "2026-11-28T03:34:35.5Z"), StopReturned: unixNano(t, "2026-11-28T03:34:35.7Z"),
+		},
 		{Name: "sc1", Sidecar: true, StopCalled: unixNano(t, "2026-11-28T03:34:35.71Z"), StopReturned: unixNano(t, "2026-11-28T03:34:35.9Z")},
 		{Name: "unseen"},
 	}

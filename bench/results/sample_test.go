@@ -67,6 +67,23 @@ func TestComputeMetrics(t *testing.T) {
 			want: results.Metrics{"c1": 12},
 		},
 		{
+			name: "a′'s create from containerd's log: the create of the app created first",
+			s: results.Sample{Kind: results.KindService, Sidecars: 1, Containers: []results.Container{
+				{Name: "sc1", Sidecar: true, Ready: 900 * msNS, Up: 880 * msNS},
+				{Name: "app1", CreateCalled: 950 * msNS, CreateReturned: 985 * msNS, Created: 980 * msNS, Started: 1100 * msNS},
+				{Name: "app2", CreateCalled: 940 * msNS, CreateReturned: 1000 * msNS, Created: 990 * msNS, Started: 1090 * msNS},
+			}},
+			want: results.Metrics{"a": 190, "a1": 80, "a0": 210, "a2": 100, "a3": 110, "a4": 35},
+		},
+		{
+			name: "a create whose return was not logged: no a4",
+			s: results.Sample{Kind: results.KindService, Sidecars: 1, Containers: []results.Container{
+				{Name: "sc1", Sidecar: true, Ready: 900 * msNS},
+				{Name: "app", CreateCalled: 950 * msNS, Created: 980 * msNS, Started: 1100 * msNS},
+			}},
+			want: results.Metrics{"a": 200, "a1": 80, "a3": 120},
+		},
+		{
 			name: "c's parts from containerd's log: the last app's stop returning → the first sidecar's stop call",
 			s: results.Sample{Kind: results.KindService, Sidecars: 2, Containers: []results.Container{
 				{Name: "sc1", Sidecar: true, StopCalled: 2030 * msNS, Signal: 2040 * msNS},
