@@ -30,6 +30,7 @@ import (
 const (
 	idApp     = "9454481063232ffecfa5b8fa5611ea10c9f884fd198b2eb3f92aa92797df1d6b"
 	idSidecar = "0c39f0dc8fa59c20087dd4729778da859e96e226d6af1b2b4e09d8b244c4d622"
+	idSandbox = "bc6d84cf7956f5bbede7044929bd6990d642d4d94d2f849a6ccfc2fce183f192"
 )
 
 func unixNano(t *testing.T, s string) int64 {
@@ -100,7 +101,6 @@ func TestParseStopLine(t *testing.T) {
 }
 
 func TestParseCreateLine(t *testing.T) {
-	const sandbox = "bc6d84cf7956f5bbede7044929bd6990d642d4d94d2f849a6ccfc2fce183f192"
 	type parsed struct {
 		Key, ID  string
 		At       int64
@@ -114,26 +114,26 @@ func TestParseCreateLine(t *testing.T) {
 	}{
 		{
 			name: "a call",
-			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"app\""`,
-			want: parsed{Key: sandbox + ` name:\"app\"`, At: unixNano(t, "2026-11-28T09:27:05.689891663Z"), OK: true},
+			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + idSandbox + `\" for container name:\"app\""`,
+			want: parsed{Key: idSandbox + ` name:\"app\"`, At: unixNano(t, "2026-11-28T09:27:05.689891663Z"), OK: true},
 		},
 		{
 			name: "its return",
-			line: `time="2026-11-28T09:27:05.713098762Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for name:\"app\" returns container id \"` + idApp + `\""`,
-			want: parsed{Key: sandbox + ` name:\"app\"`, ID: idApp, At: unixNano(t, "2026-11-28T09:27:05.713098762Z"), Returned: true, OK: true},
+			line: `time="2026-11-28T09:27:05.713098762Z" level=info msg="CreateContainer within sandbox \"` + idSandbox + `\" for name:\"app\" returns container id \"` + idApp + `\""`,
+			want: parsed{Key: idSandbox + ` name:\"app\"`, ID: idApp, At: unixNano(t, "2026-11-28T09:27:05.713098762Z"), Returned: true, OK: true},
 		},
 		{
 			name: "a second attempt has its own key",
-			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"app\" attempt:1"`,
-			want: parsed{Key: sandbox + ` name:\"app\" attempt:1`, At: unixNano(t, "2026-11-28T09:27:05.689891663Z"), OK: true},
+			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + idSandbox + `\" for container name:\"app\" attempt:1"`,
+			want: parsed{Key: idSandbox + ` name:\"app\" attempt:1`, At: unixNano(t, "2026-11-28T09:27:05.689891663Z"), OK: true},
 		},
 		{
 			name: "a failed create is no return",
-			line: `time="2026-11-28T09:27:05.713098762Z" level=error msg="CreateContainer within sandbox \"` + sandbox + `\" for &ContainerMetadata{Name:app,} failed" error="rpc error"`,
+			line: `time="2026-11-28T09:27:05.713098762Z" level=error msg="CreateContainer within sandbox \"` + idSandbox + `\" for &ContainerMetadata{Name:app,} failed" error="rpc error"`,
 		},
 		{
 			name: "a return without an id",
-			line: `time="2026-11-28T09:27:05.713098762Z" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for name:\"app\" returns container id \"\""`,
+			line: `time="2026-11-28T09:27:05.713098762Z" level=info msg="CreateContainer within sandbox \"` + idSandbox + `\" for name:\"app\" returns container id \"\""`,
 		},
 		{
 			name: "no sandbox",
@@ -141,11 +141,11 @@ func TestParseCreateLine(t *testing.T) {
 		},
 		{
 			name: "a bad time",
-			line: `time="now" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"app\""`,
+			line: `time="now" level=info msg="CreateContainer within sandbox \"` + idSandbox + `\" for container name:\"app\""`,
 		},
 		{
 			name: "cut short",
-			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + sandbox[:8],
+			line: `time="2026-11-28T09:27:05.689891663Z" level=info msg="CreateContainer within sandbox \"` + idSandbox[:8],
 		},
 		{
 			name: "another call",
@@ -185,12 +185,11 @@ func TestCRICallLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const sandbox = "bc6d84cf7956f5bbede7044929bd6990d642d4d94d2f849a6ccfc2fce183f192"
 	create := func(ts, name string) string {
-		return `time="` + ts + `" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for container name:\"` + name + `\""` + "\n"
+		return `time="` + ts + `" level=info msg="CreateContainer within sandbox \"` + idSandbox + `\" for container name:\"` + name + `\""` + "\n"
 	}
 	created := func(ts, name, id string) string {
-		return `time="` + ts + `" level=info msg="CreateContainer within sandbox \"` + sandbox + `\" for name:\"` + name + `\" returns container id \"` + id + `\""` + "\n"
+		return `time="` + ts + `" level=info msg="CreateContainer within sandbox \"` + idSandbox + `\" for name:\"` + name + `\" returns container id \"` + id + `\""` + "\n"
 	}
 	appendLog(line("2026-11-28T03:00:00Z", idApp, "with timeout 30 (s)") + // before the run
 		create("2026-11-28T03:00:00Z", "sc1"))
