@@ -260,6 +260,16 @@ var _ = Describe("Termination", func() {
 		Expect(err).NotTo(HaveOccurred())
 		logs := cluster.FollowLogs(ctx, pod)
 		cluster.DeletePod(ctx, pod)
+		// The logger exits at the hook's start and is started again within
+		// about a second; the app runs for 18 s more. The API shows the
+		// restart while the app still runs, not only once the pod stopped.
+		Eventually(ctx, func(g Gomega) {
+			running, err := cluster.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(ContainerStatusOf(running, "app").State.Running).NotTo(BeNil(), "the app runs")
+			g.Expect(ContainerStatusOf(running, "logger").RestartCount).To(BeNumerically(">=", 1))
+		}).WithTimeout(12*time.Second).WithPolling(250*time.Millisecond).Should(Succeed(),
+			ruleMsg("14", "the API shows the sidecar started again while the app drains"))
 		p := cluster.WaitTerminated(ctx, pod, 2*time.Minute)
 		tl := logs.Wait(ctx, time.Minute)
 		// The premise: the logger exited before its turn, while the app ran.
@@ -283,6 +293,9 @@ var _ = Describe("Termination", func() {
 			}
 		}
 		Expect(ContainerStatusOf(p, "logger").RestartCount).To(BeNumerically(">=", 1), ruleMsg("14", "restart count of the sidecar started again during termination"))
+		// Each instance was in the pod's status long enough for its log to
+		// be read there (kubectl logs follows the status).
+		Expect(starts).To(HaveLen(int(ContainerStatusOf(p, "logger").RestartCount)+1), ruleMsg("14", "the sidecar's starts seen in the logs of the instances the status named, one more than its restart count"))
 		expectTimeline("12", tl, HappenInOrder(First("app", "exiting"), First("proxy", "sigterm")))
 		// A Never pod's sidecar that leaves the terminated state: the
 		// kubelet writes it only as the API allows.

@@ -130,7 +130,10 @@ func (c *Cluster) WaitForTimeline(ctx context.Context, pod *v1.Pod, want ...Poin
 // LogFollower follows the logs of a pod's long-running containers while
 // the pod terminates: once every container has exited, the kubelet may
 // remove them and their logs. A stream broken by a kubelet restart is
-// opened again; lines are deduplicated.
+// opened again; lines are deduplicated. It follows each instance of a
+// container that the pod's status names (a sidecar started again while
+// the apps drain, rule 14), until it has terminated and no container of
+// the pod runs.
 type LogFollower struct {
 	c     *Cluster
 	mu    sync.Mutex
@@ -169,7 +172,10 @@ func (f *LogFollower) follow(ctx context.Context, pod *v1.Pod, container string)
 			return
 		}
 		if err == nil {
-			if st := ContainerStatusOf(p, container); st != nil && st.State.Terminated != nil {
+			// A container terminated while another runs may be started
+			// again (rule 14): the stream opens its next instance once the
+			// status names it.
+			if st := ContainerStatusOf(p, container); st != nil && st.State.Terminated != nil && noneRunning(p) {
 				// One last read in case the stream broke before the end.
 				if logs, err := f.c.ContainerLogs(ctx, p, container, false); err == nil {
 					f.read(container, strings.NewReader(logs))
@@ -235,4 +241,14 @@ func (f *LogFollower) WaitFor(ctx context.Context, p Point, timeout time.Duratio
 		return ok
 	}).WithTimeout(timeout).Should(gomega.BeTrue(), func() string { return fmt.Sprintf("no %s; timeline:\n%s", p, f.Timeline()) })
 	return at
+}
+
+// noneRunning tells whether no container of the pod runs.
+func noneRunning(p *v1.Pod) bool {
+	for _, st := range AllStatuses(p) {
+		if st.State.Running != nil {
+			return false
+		}
+	}
+	return true
 }

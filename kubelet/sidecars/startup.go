@@ -158,13 +158,37 @@ func (l Layout) PlanStart(statuses []ContainerStatus, upstream []string, termina
 }
 
 // RestartsSidecars reports whether a sidecar that is not running is to be
-// (re)started, at once or when the sidecars before it are ready, whatever
-// the pod's restartPolicy: while the pod is not terminating and its app
-// containers are not done. PlanStart starts sidecars by this rule; the
-// kubelet's status uses it to show an exited sidecar as waiting for its
-// restart rather than terminated.
+// (re)started, whatever the pod's restartPolicy: while the pod is not
+// terminating and its app containers are not done, at once or when the
+// sidecars before it are ready (PlanStart starts sidecars by this rule);
+// while the pod terminates, as long as some app container still runs, by
+// the kill that waits for the apps (contract rule 14). The kubelet's status
+// uses it to show an exited sidecar as waiting for its restart rather than
+// terminated: the API server refuses a status in which a container of a
+// restartPolicy Never pod leaves the terminated state.
+//
+// In the last 2 seconds before the pod's deadline the kill no longer starts
+// a sidecar again (Deadline.RestartAt), which this rule, without the
+// deadline, cannot tell: the pod's final status, written at most that long
+// after, shows the sidecar terminated.
 func (l Layout) RestartsSidecars(statuses []ContainerStatus, terminating bool) bool {
-	return len(l.Sidecars) > 0 && !terminating && !l.appsDone(statuses)
+	if len(l.Sidecars) == 0 {
+		return false
+	}
+	if terminating {
+		return l.appRunning(statuses)
+	}
+	return !l.appsDone(statuses)
+}
+
+// appRunning reports whether some app container runs.
+func (l Layout) appRunning(statuses []ContainerStatus) bool {
+	for _, s := range statuses {
+		if !l.IsSidecar(s.Name) && s.Running {
+			return true
+		}
+	}
+	return false
 }
 
 // appsDone reports whether every app container has exited, in this

@@ -37,7 +37,8 @@ import (
 // annotated sidecar the kubelet restarts whatever the pod's restartPolicy is
 // shown waiting, never terminated, in between: the API server refuses a
 // container of a restartPolicy Never pod that leaves the terminated state
-// (sidecar-kubelet, contract rules 5 and 7).
+// (sidecar-kubelet, contract rules 5 and 7, and 14 while the pod
+// terminates and an app drains).
 func TestConvertToAPIContainerStatusesWithAnnotatedSidecars(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	started := time.Unix(10, 0).UTC()
@@ -106,11 +107,27 @@ func TestConvertToAPIContainerStatusesWithAnnotatedSidecars(t *testing.T) {
 		sandboxDown:   true,
 		wantState:     v1.ContainerState{Terminated: terminated(143)},
 	}, {
-		name:          "Never, pod deleted: the sidecar stays terminated",
+		name:          "Never, pod deleted while the app drains: waiting, the kill starts it again (rule 14)",
 		gate:          true,
 		restartPolicy: v1.RestartPolicyNever,
 		deleted:       true,
-		runtime:       []*kubecontainer.Status{runtimeExited("proxy", 143), runtimeRunning("app")},
+		runtime:       []*kubecontainer.Status{runtimeExited("proxy", 1), runtimeRunning("app")},
+		wantState:     waitingToRestart,
+		wantLastState: v1.ContainerState{Terminated: terminated(1)},
+	}, {
+		name:          "Never, pod deleted, started again by the kill, a crash-loop reason cached from before: running",
+		gate:          true,
+		restartPolicy: v1.RestartPolicyNever,
+		deleted:       true,
+		runtime:       []*kubecontainer.Status{runtimeRunning("proxy"), runtimeRunning("app")},
+		cachedReason:  kubecontainer.ErrCrashLoopBackOff,
+		wantState:     v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: metav1.NewTime(started)}},
+	}, {
+		name:          "Never, pod deleted, the app stopped: the sidecar stays terminated",
+		gate:          true,
+		restartPolicy: v1.RestartPolicyNever,
+		deleted:       true,
+		runtime:       []*kubecontainer.Status{runtimeExited("proxy", 143), runtimeExited("app", 0)},
 		wantState:     v1.ContainerState{Terminated: terminated(143)},
 	}, {
 		name:          "Always, no cached reason: terminated until the restart, as upstream",

@@ -26,6 +26,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -48,10 +49,18 @@ type sidecarRestartsKey struct{}
 
 // sidecarRestarts is what starting a container again needs that a kill is
 // not given: the pod's pull secrets and the kubelet's crash-loop back-off,
-// which SyncPod receives as arguments.
+// which SyncPod receives as arguments, and a way to write the pod's status.
 type sidecarRestarts struct {
 	pullSecrets []v1.Secret
 	backOff     *flowcontrol.Backoff
+	// writeStatus hands the runtime's status of the pod to the kubelet's
+	// status manager, as SyncTerminatingPod does before the kill; nil
+	// writes nothing.
+	writeStatus func(*kubecontainer.PodStatus)
+	// statusWrites serializes writeStatus: each sidecar waits for its turn
+	// in a goroutine of its own, and the status read last must be the one
+	// written last.
+	statusWrites *sync.Mutex
 }
 
 // WithSidecarRestarts returns ctx carrying what a kill of the pod needs to
@@ -60,8 +69,20 @@ type sidecarRestarts struct {
 // SyncPod uses, so that a sidecar crashing during termination backs off as
 // it would while the pod runs. A kill without it leaves such a sidecar
 // down, as upstream does.
-func WithSidecarRestarts(ctx context.Context, pullSecrets []v1.Secret, backOff *flowcontrol.Backoff) context.Context {
-	return context.WithValue(ctx, sidecarRestartsKey{}, sidecarRestarts{pullSecrets: pullSecrets, backOff: backOff})
+//
+// writeStatus, if not nil, is called with the runtime's status of the pod
+// each time the kill finds such a sidecar exited, after acting on it. The
+// pod worker writes the pod's status before the kill and then waits for it
+// through the whole drain; without these writes the API would show the
+// sidecar's first container running until the kill ends, and the kubelet
+// would serve that container's logs.
+func WithSidecarRestarts(ctx context.Context, pullSecrets []v1.Secret, backOff *flowcontrol.Backoff, writeStatus func(*kubecontainer.PodStatus)) context.Context {
+	return context.WithValue(ctx, sidecarRestartsKey{}, sidecarRestarts{
+		pullSecrets:  pullSecrets,
+		backOff:      backOff,
+		writeStatus:  writeStatus,
+		statusWrites: &sync.Mutex{},
+	})
 }
 
 // waitForTurnKeepingUp waits until every container that must stop before
@@ -117,7 +138,8 @@ func (m *kubeGenericRuntimeManager) waitForTurnKeepingUp(ctx context.Context, po
 // allows and if time remains before the deadline (Deadline.RestartAt). It
 // returns the sidecar's container (the new one, if it started one) and when
 // to ask again; a negative duration means never: the sidecar stays down
-// until its turn.
+// until its turn. Whenever it finds the sidecar exited, it writes the pod's
+// status last (writeStatusDuringKill).
 func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *v1.Pod, containerSpec *v1.Container, containerID kubecontainer.ContainerID, deadline sidecars.Deadline, restarts sidecarRestarts) (kubecontainer.ContainerID, time.Duration) {
 	logger := klog.FromContext(ctx)
 	resp, err := m.runtimeService.ContainerStatus(ctx, containerID.ID, false)
@@ -128,6 +150,7 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 	if resp.Status.State != runtimeapi.ContainerState_CONTAINER_EXITED {
 		return containerID, sidecarExitCheckPeriod
 	}
+	defer m.writeStatusDuringKill(ctx, pod, restarts)
 
 	now := time.Now()
 	// As doBackOff does: the back-off counts from when the container
@@ -156,6 +179,24 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 		return containerID, sidecarExitCheckPeriod
 	}
 	return newID, sidecarExitCheckPeriod
+}
+
+// writeStatusDuringKill hands the runtime's status of the pod, read now, to
+// restarts.writeStatus. The status manager drops a status equal to the one
+// it has, so a sidecar seen exited twice (in its back-off, then at its
+// start) costs no second write to the API.
+func (m *kubeGenericRuntimeManager) writeStatusDuringKill(ctx context.Context, pod *v1.Pod, restarts sidecarRestarts) {
+	if restarts.writeStatus == nil {
+		return
+	}
+	restarts.statusWrites.Lock()
+	defer restarts.statusWrites.Unlock()
+	podStatus, err := m.sidecarPodStatus(ctx, pod)
+	if err != nil {
+		klog.FromContext(ctx).V(4).Info("Cannot read the pod's status during its termination", "pod", klog.KObj(pod), "err", err)
+		return
+	}
+	restarts.writeStatus(podStatus)
 }
 
 // startSidecarAgain starts a new container for the sidecar in the pod's

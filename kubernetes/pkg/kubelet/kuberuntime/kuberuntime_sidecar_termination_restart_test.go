@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 )
 
 // sidecarExit is a container of the pod that exits by itself, with code 1,
@@ -56,13 +57,17 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 		// name/attempt/started-at, the time since the kill began at which
 		// the container started (- for the pod's first ones).
 		want []string
+		// wantStatuses lists the pod's statuses the kill wrote, each as the
+		// exiting sidecar's latest container: name/restart count/state.
+		wantStatuses []string
 	}{
 		{
 			name:  "b exits while the apps drain: started again, stopped at its turn",
 			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
-			exits:    []sidecarExit{{"b", 0, 2500 * time.Millisecond}},
-			restarts: true,
-			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/3s", "n/0/-"},
+			exits:        []sidecarExit{{"b", 0, 2500 * time.Millisecond}},
+			restarts:     true,
+			want:         []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/3s", "n/0/-"},
+			wantStatuses: []string{"b/1/running"},
 		},
 		{
 			name:  "b crashes three times: the back-off applies",
@@ -75,13 +80,17 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 			exits:    []sidecarExit{{"b", 0, 2500 * time.Millisecond}, {"b", 1, 5500 * time.Millisecond}, {"b", 2, 8200 * time.Millisecond}},
 			restarts: true,
 			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/3s", "b/2/6.5s", "b/3/10.2s", "n/0/-"},
+			// An exit in its back-off is written when it is seen, and the
+			// new container when it starts.
+			wantStatuses: []string{"b/1/running", "b/1/exited", "b/2/running", "b/2/exited", "b/3/running"},
 		},
 		{
 			name:  "a exits with less than 2 seconds left: it stays down",
 			grace: 10, stopDelay: map[string]time.Duration{"app1": forever, "app2": forever},
-			exits:    []sidecarExit{{"a", 0, 8500 * time.Millisecond}},
-			restarts: true,
-			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "n/0/-"},
+			exits:        []sidecarExit{{"a", 0, 8500 * time.Millisecond}},
+			restarts:     true,
+			want:         []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "n/0/-"},
+			wantStatuses: []string{"a/0/exited"},
 		},
 		{
 			name: "a exits once the apps have stopped, while b stops: its turn came",
@@ -118,11 +127,16 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 					}()
 				}
 				var ctx context.Context = k.s.tCtx
+				var statuses []string
 				if tc.restarts {
-					ctx = WithSidecarRestarts(ctx, nil, k.s.backOff)
+					ctx = WithSidecarRestarts(ctx, nil, k.s.backOff, func(s *kubecontainer.PodStatus) {
+						c := s.FindContainerStatusByName(tc.exits[0].name)
+						statuses = append(statuses, fmt.Sprintf("%s/%d/%s", c.Name, c.RestartCount, c.State))
+					})
 				}
 				require.NoError(t, k.s.m.KillPod(ctx, k.s.pod, *k.running, nil))
 				synctest.Wait()
+				requireDiff(t, tc.wantStatuses, statuses, "statuses written during the kill")
 
 				var got, running []string
 				k.s.runtime.Lock()
