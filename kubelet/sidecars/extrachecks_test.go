@@ -46,7 +46,6 @@ func TestExtraCheckInterval(t *testing.T) {
 		{name: "exec past 4 s", exec: true, waited: 5 * time.Second, want: 400 * ms},
 		{name: "exec past 6 s", exec: true, waited: 7 * time.Second, want: 800 * ms},
 		{name: "exec past 8 s: once a second", exec: true, waited: 9 * time.Second, want: time.Second},
-		{name: "exec, 10 s: once a second", exec: true, waited: 10 * time.Second, want: time.Second},
 		{name: "a slow check: four times its duration", waited: 0, lastCheck: 30 * ms, want: 120 * ms},
 		{name: "a slow answer beyond the maximum", waited: time.Minute, lastCheck: 2 * time.Second, want: 8 * time.Second},
 		{name: "an exec check of 60 ms: the next 100 ms after its start", exec: true, waited: 0, lastCheck: 60 * ms, want: 100 * ms},

@@ -55,15 +55,14 @@ const (
 // its start, so that the waiting containers start promptly whatever the
 // probe's periodSeconds (contract rule 3). The extra runs come every 50 ms
 // (exec probes: 100 ms, one at a time) and back off while the container
-// stays not ready, to one a second from 10 s on; a network probe's never
-// take more than a quarter of the time, however slow a run is
-// (sidecars.ExtraCheckInterval). The extra
-// runs are runs like the others: they count towards successThreshold and
-// failureThreshold, and in prober_probe_total. They end at the container's
-// first readiness and do not come back on a later flap; a new container
-// (a restart) is waited on again. The node's extra runs together are
-// bounded (newExtraProbeRunLimiter). The zero waitedOn does
-// nothing.
+// stays not ready, to one a second from 10 s on; however slow a run is,
+// the extra runs of a network probe take at most a quarter of the time
+// (sidecars.ExtraCheckInterval). The extra runs are runs like the others:
+// they count towards successThreshold and failureThreshold, and in
+// prober_probe_total. They end at the container's first readiness and do
+// not come back on a later flap; a new container (a restart) is waited on
+// again. The node's extra runs together are bounded
+// (newExtraProbeRunLimiter). The zero waitedOn does nothing.
 type waitedOn struct {
 	enabled bool
 	// exec: the probe starts a process in the container at each run.
@@ -196,8 +195,8 @@ func (o *waitedOn) stop() {
 // sidecars.DefaultExtraProbeRunsPerSecond for why 200) keeps every waiting
 // sidecar checked 4 times a second up to 50 of them (exec probes: 12
 // checks a second in all, each counting as sidecars.ExtraExecCheckCost);
-// beyond that the extra runs thin out towards the probes' own periods. The kubelet counts the
-// runs it makes and those the bound holds back
+// beyond that the extra runs thin out towards the probes' own periods.
+// The kubelet counts the runs it makes and those the bound holds back
 // (sidecarmetrics.ExtraProbeRuns); make bench reports them.
 func newExtraProbeRunLimiter() *rate.Limiter {
 	return extraProbeRunLimiter(sidecars.DefaultExtraProbeRunsPerSecond)
