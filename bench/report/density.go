@@ -423,6 +423,15 @@ const (
 	densityMinRuns = 3
 )
 
+// nodeCPURange is a way's node CPU per pod at one N as the goal shows it:
+// the p50 of its runs, and their range when they differ.
+func nodeCPURange(s *densitySummary) string {
+	if math.IsNaN(s.NodePerPodMin) || math.IsNaN(s.NodePerPodMax) || s.NodePerPodMin >= s.NodePerPodMax {
+		return results.FormatMS(s.NodePerPod)
+	}
+	return fmt.Sprintf("%s (%s–%s)", results.FormatMS(s.NodePerPod), results.FormatMS(s.NodePerPodMin), results.FormatMS(s.NodePerPodMax))
+}
+
 // densityFork are the ways whose cost the density goals judge: the fork's
 // two ways of waiting for a ready sidecar.
 var densityFork = []string{"fork/annotated", "fork/native-wait-ready"}
@@ -529,14 +538,22 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 		node := rateVerdict{Goal: fmt.Sprintf("the node's CPU per pod (kubelet, containerd + shims + runc, API server, etcd), many pods at once: ≤ %.1f× `upstream/native-startup`'s at every N, and no more at the largest N than at the smallest", densityNodeCPURatio),
 			Way: way, Figure: "—", Met: "—"}
 		if ns := counts(way, hasNode); len(ns) > 0 {
+			// The node's CPU per pod moves between runs of the same way
+			// (up to 1.7× between two quiet reference runs): each p50
+			// shows its runs' range, and one of fewer than densityMinRuns
+			// runs is not judged.
 			e := newEveryN()
 			for _, n := range ns {
 				s := get(way, n)
 				if up := get("upstream/native-startup", n); up != nil && hasNode(up) {
-					e.add(fmt.Sprintf("%s ms at %d pods (`upstream/native-startup` %s)", results.FormatMS(s.NodePerPod), n, results.FormatMS(up.NodePerPod)),
-						true, shown(s.NodePerPod, 0.1) <= shown(densityNodeCPURatio*up.NodePerPod, 0.1))
+					part := fmt.Sprintf("%s ms at %d pods (`upstream/native-startup` %s)", nodeCPURange(s), n, nodeCPURange(up))
+					few := s.Runs < densityMinRuns || up.Runs < densityMinRuns
+					if few {
+						part += fmt.Sprintf(", fewer than %d runs: not judged", densityMinRuns)
+					}
+					e.add(part, !few, shown(s.NodePerPod, 0.1) <= shown(densityNodeCPURatio*up.NodePerPod, 0.1))
 				} else {
-					e.add(fmt.Sprintf("%s ms at %d pods (no `upstream/native-startup` figure)", results.FormatMS(s.NodePerPod), n), false, false)
+					e.add(fmt.Sprintf("%s ms at %d pods (no `upstream/native-startup` figure)", nodeCPURange(s), n), false, false)
 				}
 			}
 			if len(ns) > 1 {
@@ -547,7 +564,11 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 				if a, b := get("upstream/native-startup", small.N), get("upstream/native-startup", large.N); a != nil && b != nil && hasNode(a) && hasNode(b) {
 					part += fmt.Sprintf(" (`upstream/native-startup` %s against %s)", results.FormatMS(b.NodePerPod), results.FormatMS(a.NodePerPod))
 				}
-				e.add(part, true, shown(large.NodePerPod, 0.1) <= shown(small.NodePerPod, 0.1))
+				few := small.Runs < densityMinRuns || large.Runs < densityMinRuns
+				if few {
+					part += fmt.Sprintf(", fewer than %d runs: not judged", densityMinRuns)
+				}
+				e.add(part, !few, shown(large.NodePerPod, 0.1) <= shown(small.NodePerPod, 0.1))
 			}
 			e.verdict(&node)
 		}

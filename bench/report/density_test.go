@@ -408,6 +408,10 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		return densitySummary{Way: way, N: n, Runs: runs, AllReadyP50: readyS * 1000, KubeletPerPod: nan,
 			NodePerPod: nodeMs, APrimeP95: aPrimeP95}
 	}
+	withNodeRange := func(s densitySummary, lo, hi float64) densitySummary {
+		s.NodePerPodMin, s.NodePerPodMax = lo, hi
+		return s
+	}
 	tests := []struct {
 		name string
 		sums []densitySummary
@@ -485,6 +489,19 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		want: []string{
 			"—: —",
 			"no: 4.00 s at 10 pods (`upstream/native-startup` 4.50 s), fewer than 3 runs: not judged; 10.00 s at 30 pods (`upstream/native-startup` 9.40 s)",
+			"—: —",
+		},
+	}, {
+		name: "the node's CPU per pod: each p50 with its runs' range; fewer than 3 runs not judged",
+		sums: []densitySummary{
+			withNodeRange(sum("fork/annotated", 10, 3, 4, 1024, nan), 607, 1100),
+			withNodeRange(sum("fork/annotated", 30, 2, 9, 1077, nan), 1000, 1200),
+			withNodeRange(sum("upstream/native-startup", 10, 3, 4.5, 851, nan), 800, 900),
+			withNodeRange(sum("upstream/native-startup", 30, 3, 9.5, 967, nan), 967, 967),
+		},
+		want: []string{
+			"no: 1024 (607–1100) ms at 10 pods (`upstream/native-startup` 851 (800–900)); 1077 (1000–1200) ms at 30 pods (`upstream/native-startup` 967), fewer than 3 runs: not judged; 30 pods against 10: 1077 against 1024 ms (`upstream/native-startup` 967 against 851), fewer than 3 runs: not judged",
+			"—: 4.00 s at 10 pods (`upstream/native-startup` 4.50 s); 9.00 s at 30 pods (`upstream/native-startup` 9.50 s), fewer than 3 runs: not judged",
 			"—: —",
 		},
 	}, {
