@@ -517,50 +517,61 @@ import (
 func main() { etcdmain.Main(os.Args) }
 `
 
+// moduleImage is an image of one static command built from a Go module at
+// a release the module proxy serves (etcd, CoreDNS, local-path-provisioner).
+type moduleImage struct {
+	// name names the image's tar under images/, its build step and the
+	// command.
+	name string
+	// image is the image's name and tag.
+	image string
+	// mod, at version, is the module; pkg the command's package in it.
+	mod, version, pkg string
+	// mainGo, if set, is the command's main package, for modules whose
+	// command is a library call.
+	mainGo string
+	// entrypoint is where the command lives in the image.
+	entrypoint string
+}
+
+// moduleImage builds m's command and packs it, unless the step's cache has
+// them for the same module release, image, Go and imgpack.
+func (r *partsRun) moduleImage(m moduleImage) error {
+	var d buildcache.Description
+	d.Line(m.name, m.version, m.image).Text(r.goEnv).Line(r.imgpack)
+	return r.imageStep(m.name+"-image", &d, []string{r.images(m.name + ".tar")}, func() error {
+		bin := filepath.Join(r.tmp, m.name)
+		if err := r.moduleBuild("building "+m.name+" "+m.version+" (static)", m.mod+"@"+m.version, m.pkg, bin, m.mainGo); err != nil {
+			return err
+		}
+		return r.pack(m.name, m.image, "-entrypoint", m.entrypoint, bin+":"+m.entrypoint)
+	})
+}
+
 func (r *partsRun) etcdImage() error {
+	const mod = "go.etcd.io/etcd/server/v3"
 	image, err := ImageOf(r.wanted, "etcd")
 	if err != nil {
 		return err
 	}
-	version, err := r.served("go.etcd.io/etcd/server/v3", EtcdVersion(ImageTag(image)))
+	version, err := r.served(mod, EtcdVersion(ImageTag(image)))
 	if err != nil {
 		return err
 	}
-	var d buildcache.Description
-	d.Line("etcd", version, image).Text(r.goEnv).Line(r.imgpack)
-	return r.imageStep("etcd-image", &d, []string{r.images("etcd.tar")}, func() error {
-		bin := filepath.Join(r.tmp, "etcd")
-		if err := r.moduleBuild("building etcd "+version+" (static)", "go.etcd.io/etcd/server/v3@"+version, ".", bin, etcdMain); err != nil {
-			return err
-		}
-		if err := r.pack("etcd", image, "-entrypoint", "/usr/local/bin/etcd", bin+":/usr/local/bin/etcd"); err != nil {
-			return err
-		}
-		return nil
-	})
+	return r.moduleImage(moduleImage{name: "etcd", image: image, mod: mod, version: version, pkg: ".", mainGo: etcdMain, entrypoint: "/usr/local/bin/etcd"})
 }
 
 func (r *partsRun) corednsImage() error {
+	const mod = "github.com/coredns/coredns"
 	image, err := ImageOf(r.wanted, "coredns")
 	if err != nil {
 		return err
 	}
-	version, err := r.served("github.com/coredns/coredns", ImageTag(image))
+	version, err := r.served(mod, ImageTag(image))
 	if err != nil {
 		return err
 	}
-	var d buildcache.Description
-	d.Line("coredns", version, image).Text(r.goEnv).Line(r.imgpack)
-	return r.imageStep("coredns-image", &d, []string{r.images("coredns.tar")}, func() error {
-		bin := filepath.Join(r.tmp, "coredns")
-		if err := r.moduleBuild("building coredns "+version+" (static)", "github.com/coredns/coredns@"+version, "github.com/coredns/coredns", bin, ""); err != nil {
-			return err
-		}
-		if err := r.pack("coredns", image, "-entrypoint", "/coredns", bin+":/coredns"); err != nil {
-			return err
-		}
-		return nil
-	})
+	return r.moduleImage(moduleImage{name: "coredns", image: image, mod: mod, version: version, pkg: mod, entrypoint: "/coredns"})
 }
 
 func (r *partsRun) pauseImage() error {
@@ -599,19 +610,8 @@ func (r *partsRun) storageImages() error {
 		return err
 	}
 	lppImage := "sidecar-kubelet.local/local-path-provisioner:" + version
-	var d buildcache.Description
-	d.Line("local-path-provisioner", version).Text(r.goEnv).Line(r.imgpack)
-	if err := r.imageStep("local-path-provisioner-image", &d, []string{r.images("local-path-provisioner.tar")}, func() error {
-		bin := filepath.Join(r.tmp, "local-path-provisioner")
-		if err := r.moduleBuild("building local-path-provisioner "+version+" (static)", mod+"@"+version, mod, bin, ""); err != nil {
-			return err
-		}
-		if err := r.pack("local-path-provisioner", lppImage, "-entrypoint", "/usr/local/bin/local-path-provisioner",
-			bin+":/usr/local/bin/local-path-provisioner"); err != nil {
-			return err
-		}
-		return nil
-	}); err != nil {
+	if err := r.moduleImage(moduleImage{name: "local-path-provisioner", image: lppImage, mod: mod, version: version, pkg: mod,
+		entrypoint: "/usr/local/bin/local-path-provisioner"}); err != nil {
 		return err
 	}
 
