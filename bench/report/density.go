@@ -423,6 +423,20 @@ const (
 	densityMinRuns = 3
 )
 
+// fewRuns reports whether any of the summaries has fewer than
+// densityMinRuns runs: a figure that compares them is not judged.
+func fewRuns(sums ...*densitySummary) bool {
+	for _, s := range sums {
+		if s.Runs < densityMinRuns {
+			return true
+		}
+	}
+	return false
+}
+
+// notJudged follows a figure that fewRuns leaves unjudged.
+var notJudged = fmt.Sprintf(", fewer than %d runs: not judged", densityMinRuns)
+
 // nodeCPURange is a way's node CPU per pod at one N as the goal shows it:
 // the p50 of its runs, and their range when they differ.
 func nodeCPURange(s *densitySummary) string {
@@ -547,9 +561,9 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 				s := get(way, n)
 				if up := get("upstream/native-startup", n); up != nil && hasNode(up) {
 					part := fmt.Sprintf("%s ms at %d pods (`upstream/native-startup` %s)", nodeCPURange(s), n, nodeCPURange(up))
-					few := s.Runs < densityMinRuns || up.Runs < densityMinRuns
+					few := fewRuns(s, up)
 					if few {
-						part += fmt.Sprintf(", fewer than %d runs: not judged", densityMinRuns)
+						part += notJudged
 					}
 					e.add(part, !few, shown(s.NodePerPod, 0.1) <= shown(densityNodeCPURatio*up.NodePerPod, 0.1))
 				} else {
@@ -564,9 +578,9 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 				if a, b := get("upstream/native-startup", small.N), get("upstream/native-startup", large.N); a != nil && b != nil && hasNode(a) && hasNode(b) {
 					part += fmt.Sprintf(" (`upstream/native-startup` %s against %s)", results.FormatMS(b.NodePerPod), results.FormatMS(a.NodePerPod))
 				}
-				few := small.Runs < densityMinRuns || large.Runs < densityMinRuns
+				few := fewRuns(small, large)
 				if few {
-					part += fmt.Sprintf(", fewer than %d runs: not judged", densityMinRuns)
+					part += notJudged
 				}
 				e.add(part, !few, shown(large.NodePerPod, 0.1) <= shown(small.NodePerPod, 0.1))
 			}
@@ -596,11 +610,11 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 		for _, n := range counts(way, hasReady) {
 			s := get(way, n)
 			var against []string
-			met, few := true, s.Runs < densityMinRuns
+			met, few := true, fewRuns(s)
 			for _, rival := range []string{"fork/poststart", "upstream/native-startup"} {
 				if r := get(rival, n); r != nil && hasReady(r) {
 					against = append(against, fmt.Sprintf("`%s` %.2f s", rival, r.AllReadyP50/1000))
-					few = few || r.Runs < densityMinRuns
+					few = few || fewRuns(r)
 					met = met && shown(s.AllReadyP50, 1) <= shown(r.AllReadyP50, 1)
 				}
 			}
@@ -609,7 +623,7 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 			}
 			part := fmt.Sprintf("%.2f s at %d pods (%s)", s.AllReadyP50/1000, n, strings.Join(against, ", "))
 			if few {
-				part += fmt.Sprintf(", fewer than %d runs: not judged", densityMinRuns)
+				part += notJudged
 			}
 			e.add(part, !few, met)
 		}
