@@ -247,7 +247,7 @@ func densityTable(w io.Writer, sums []densitySummary) {
 		}
 		ready := "—"
 		if len(s.AllReadyMs) > 0 {
-			ready = fmt.Sprintf("%.2f (%.2f–%.2f)", s.AllReadyP50/1000, s.AllReadyMin/1000, s.AllReadyMax/1000)
+			ready = allReadyRange(&s)
 		}
 		aPrime := "—"
 		if len(s.APrimes) > 0 {
@@ -337,7 +337,7 @@ func densityNodeTable(w io.Writer, sums []densitySummary) {
 		}
 		node := "—"
 		if !math.IsNaN(s.NodePerPod) {
-			node = fmt.Sprintf("%s (%s–%s)", results.FormatMS(s.NodePerPod), results.FormatMS(s.NodePerPodMin), results.FormatMS(s.NodePerPodMax))
+			node = nodeCPURange(&s)
 		}
 		api := "—"
 		if !math.IsNaN(s.APIAll) {
@@ -444,6 +444,15 @@ func nodeCPURange(s *densitySummary) string {
 		return results.FormatMS(s.NodePerPod)
 	}
 	return fmt.Sprintf("%s (%s–%s)", results.FormatMS(s.NodePerPod), results.FormatMS(s.NodePerPodMin), results.FormatMS(s.NodePerPodMax))
+}
+
+// allReadyRange is a way's time to all Ready at one N, in seconds: the
+// p50 of its runs, and their range when they differ.
+func allReadyRange(s *densitySummary) string {
+	if s.AllReadyMin >= s.AllReadyMax {
+		return fmt.Sprintf("%.2f", s.AllReadyP50/1000)
+	}
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", s.AllReadyP50/1000, s.AllReadyMin/1000, s.AllReadyMax/1000)
 }
 
 // densityFork are the ways whose cost the density goals judge: the fork's
