@@ -73,15 +73,15 @@ func TestComputeMetrics(t *testing.T) {
 				{Name: "app1", CreateCalled: 950 * msNS, CreateReturned: 985 * msNS, Created: 980 * msNS, Started: 1100 * msNS},
 				{Name: "app2", CreateCalled: 940 * msNS, CreateReturned: 1000 * msNS, Created: 990 * msNS, Started: 1090 * msNS},
 			}},
-			want: results.Metrics{"a": 190, "a1": 80, "a0": 210, "a2": 100, "a3": 110, "a4": 35},
+			want: results.Metrics{"a": 190, "a1": 80, "a0": 210, "a2": 100, "a3": 110, "a4": 35, "a5": 175},
 		},
 		{
-			name: "a create whose return was not logged: no a4",
+			name: "a create whose return was not logged: no a4, and no a5",
 			s: results.Sample{Kind: results.KindService, Sidecars: 1, Containers: []results.Container{
-				{Name: "sc1", Sidecar: true, Ready: 900 * msNS},
+				{Name: "sc1", Sidecar: true, Ready: 900 * msNS, Up: 880 * msNS},
 				{Name: "app", CreateCalled: 950 * msNS, Created: 980 * msNS, Started: 1100 * msNS},
 			}},
-			want: results.Metrics{"a": 200, "a1": 80, "a3": 120},
+			want: results.Metrics{"a": 200, "a1": 80, "a0": 220, "a2": 100, "a3": 120},
 		},
 		{
 			name: "c's parts from containerd's log: the last app's stop returning → the first sidecar's stop call",
