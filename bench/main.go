@@ -23,7 +23,8 @@ limitations under the License.
 //	    [-parallel P] [-kubelet-url https://127.0.0.1:PORT -kubelet-pid PID -kubelet-log FILE -segments segments.jsonl]
 //	bench probe-rate -kubeconfig K -kubelet-url URL [-kubelet-pid PID] -ways ... -pods N -out probe-rates.jsonl
 //	bench density -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR -kubelet-url URL \
-//	    [-kubelet-pid PID -containerd-pid PID] -ways ... [-n 10,30] [-runs 3] [-seed S] -out density.jsonl
+//	    [-kubelet-pid PID -containerd-pid PID] -ways ... [-n 10,30] [-first-run 0] [-runs 3] [-seed S] -out density.jsonl
+//	bench density-turns -runs 3 -kubelets fork,upstream
 //	bench chain -kubeconfig K -cri unix:///.../containerd.sock -pod-logs DIR -ways ... [-sidecars 20] [-repeat 2] -out chain.jsonl
 //	bench never-ready -kubeconfig K -kubelet-url URL -cri ... -pod-logs DIR -ways ... [-pods 10] [-late 15s,30s,45s] -out never-ready.jsonl
 //	bench report -samples samples.jsonl [-segments segments.jsonl] [-probe-rates F] [-density F] [-chain F] [-never-ready F] [-gobench go.txt] [-meta meta.md] -out DIR
@@ -39,7 +40,8 @@ limitations under the License.
 // failed probe runs); every sample is appended to -out as one JSON line.
 // Each way's run is appended to -segments with the kubelet's CPU time over
 // it (/proc/<pid>/stat). density creates N pods at once per way (see
-// measure/density.go) and appends one JSON line per run. report turns the
+// measure/density.go) and appends one JSON line per run; density-turns
+// says in which order the kubelets take their density runs. report turns the
 // samples into report.md (the tables), samples.json, segments.json, one
 // timeline SVG per scenario and a′ per way as a box plot (aprime.svg); with
 // -density, also the density table, density.json and its pictures
@@ -65,7 +67,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|chain|never-ready|report|figures [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|density-turns|chain|never-ready|report|figures [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -78,6 +80,8 @@ func main() {
 		err = measure.ProbeRateCommand(os.Args[2:])
 	case "density":
 		err = measure.DensityCommand(os.Args[2:])
+	case "density-turns":
+		err = measure.DensityTurnsCommand(os.Args[2:])
 	case "chain":
 		err = measure.ChainCommand(os.Args[2:])
 	case "never-ready":

@@ -47,6 +47,8 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -589,6 +591,10 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	if goneAll {
 		goneAt := time.Now()
 		clearErr = d.waitNodeClear(ctx, time.Minute)
+		if clearErr == nil {
+			clearErr = d.removeLeft(ctx, time.Minute)
+			dr.Removed = time.Since(goneAt).Seconds()
+		}
 		if clearErr == nil && idle.Seconds > 0 {
 			dr.Unsettled = !d.settle(ctx, idle, 30*time.Second)
 		}
@@ -703,34 +709,98 @@ func (d *densityRunner) gather(dr *results.DensityRun, pods []*v1.Pod, sidecarSt
 // waitNodeClear waits until the runtime runs no sandbox and no container
 // of a density pod: what the kubelet stops after the API object is gone.
 func (d *densityRunner) waitNodeClear(ctx context.Context, timeout time.Duration) error {
+	return d.waitRuntime(ctx, timeout, "runs", func(left runtimeLeft) int { return left.Running })
+}
+
+// removeLeft removes, through the CRI, the density pods' exited containers
+// and their sandboxes once the kubelet has stopped them, and waits until
+// the runtime holds none. The kubelet would remove them in its garbage
+// collection, once a minute (ContainerGCPeriod, not a setting): at 110
+// pods some 440 removals, each a runc delete and a snapshot's unmount,
+// seconds of the node's CPU. A run that began before them had them land
+// at a random point of its own window, in its CPU and in the time its
+// pods took to be Ready; waiting for the kubelet's collection instead
+// costs about 40 s a run. The removals are the same CRI calls the
+// collection makes, for both kubelets alike, inside the deleted run's end
+// window: what they cost the runtime is that run's. A container the
+// kubelet removed meanwhile is not found, which is no error.
+func (d *densityRunner) removeLeft(ctx context.Context, timeout time.Duration) error {
+	ns := map[string]string{"io.kubernetes.pod.namespace": namespace}
+	var errs []error
+	if cs, err := d.rec.rt.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{LabelSelector: ns}}); err != nil {
+		errs = append(errs, err)
+	} else {
+		for _, c := range cs.GetContainers() {
+			if strings.HasPrefix(c.GetLabels()["io.kubernetes.pod.name"], densityPodPrefix) && c.GetState() != runtimeapi.ContainerState_CONTAINER_RUNNING {
+				if _, err := d.rec.rt.RemoveContainer(ctx, &runtimeapi.RemoveContainerRequest{ContainerId: c.GetId()}); err != nil && status.Code(err) != codes.NotFound {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	if sb, err := d.rec.rt.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{Filter: &runtimeapi.PodSandboxFilter{LabelSelector: ns}}); err != nil {
+		errs = append(errs, err)
+	} else {
+		for _, s := range sb.GetItems() {
+			if strings.HasPrefix(s.GetMetadata().GetName(), densityPodPrefix) && s.GetState() != runtimeapi.PodSandboxState_SANDBOX_READY {
+				if _, err := d.rec.rt.RemovePodSandbox(ctx, &runtimeapi.RemovePodSandboxRequest{PodSandboxId: s.GetId()}); err != nil && status.Code(err) != codes.NotFound {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	if err := d.waitRuntime(ctx, timeout, "holds", func(left runtimeLeft) int { return left.All }); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	return nil
+}
+
+// runtimeLeft counts what the runtime still has of the density pods.
+type runtimeLeft struct {
+	Running int // ready sandboxes and running containers
+	All     int // sandboxes and containers in any state
+}
+
+// countLeft counts the sandboxes and containers of density pods (by their
+// pod's name) among the runtime's.
+func countLeft(sandboxes []*runtimeapi.PodSandbox, containers []*runtimeapi.Container) runtimeLeft {
+	var left runtimeLeft
+	for _, s := range sandboxes {
+		if strings.HasPrefix(s.GetMetadata().GetName(), densityPodPrefix) {
+			left.All++
+			if s.GetState() == runtimeapi.PodSandboxState_SANDBOX_READY {
+				left.Running++
+			}
+		}
+	}
+	for _, c := range containers {
+		if strings.HasPrefix(c.GetLabels()["io.kubernetes.pod.name"], densityPodPrefix) {
+			left.All++
+			if c.GetState() == runtimeapi.ContainerState_CONTAINER_RUNNING {
+				left.Running++
+			}
+		}
+	}
+	return left
+}
+
+// waitRuntime polls the runtime's sandboxes and containers of the
+// benchmark's namespace until count finds none of the density pods'.
+func (d *densityRunner) waitRuntime(ctx context.Context, timeout time.Duration, verb string, count func(runtimeLeft) int) error {
 	deadline := time.Now().Add(timeout)
 	ns := map[string]string{"io.kubernetes.pod.namespace": namespace}
 	for {
+		sb, err := d.rec.rt.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{Filter: &runtimeapi.PodSandboxFilter{LabelSelector: ns}})
+		cs, err2 := d.rec.rt.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{LabelSelector: ns}})
 		left := 0
-		sb, err := d.rec.rt.ListPodSandbox(ctx, &runtimeapi.ListPodSandboxRequest{Filter: &runtimeapi.PodSandboxFilter{
-			State: &runtimeapi.PodSandboxStateValue{State: runtimeapi.PodSandboxState_SANDBOX_READY}, LabelSelector: ns}})
-		if err == nil {
-			for _, s := range sb.Items {
-				if strings.HasPrefix(s.GetMetadata().GetName(), densityPodPrefix) {
-					left++
-				}
+		if err == nil && err2 == nil {
+			if left = count(countLeft(sb.GetItems(), cs.GetContainers())); left == 0 {
+				return nil
 			}
-		}
-		cs, err2 := d.rec.rt.ListContainers(ctx, &runtimeapi.ListContainersRequest{Filter: &runtimeapi.ContainerFilter{
-			State: &runtimeapi.ContainerStateValue{State: runtimeapi.ContainerState_CONTAINER_RUNNING}, LabelSelector: ns}})
-		if err2 == nil {
-			for _, c := range cs.Containers {
-				if strings.HasPrefix(c.Labels["io.kubernetes.pod.name"], densityPodPrefix) {
-					left++
-				}
-			}
-		}
-		if err == nil && err2 == nil && left == 0 {
-			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the runtime still runs %d sandboxes and containers of the run's pods %s after they left the API (%v)",
-				left, timeout, errors.Join(err, err2))
+			return fmt.Errorf("the runtime still %s %d sandboxes and containers of the run's pods %s after they left the API (%v)",
+				verb, left, timeout, errors.Join(err, err2))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -791,6 +861,7 @@ func DensityCommand(args []string) error {
 	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go), all of the running kubelet (its goals compare fork/annotated, fork/native-wait-ready, fork/poststart, fork/no-sidecars and upstream/native-startup)")
 	counts := fs.String("n", "10,30", "pods created at once, a comma-separated list (\"0\": none)")
 	runs := fs.Int("runs", 3, "runs of every way at every N")
+	firstRun := fs.Int("first-run", 0, "the number of the first run (its pods' names and ready delays): a benchmark that takes turns between kubelets runs each one's share")
 	seed := fs.Uint64("seed", 28, "seed of the sidecars' ready delays: the same seed gives the same delays")
 	idleSpan := fs.Duration("idle", 8*time.Second, "how long to measure the kubelet and containerd with no pod, before the runs")
 	settle := fs.Duration("settle", 2*time.Second, "pause after a run's pods are gone, for the kubelet's clean-up")
@@ -809,8 +880,8 @@ func DensityCommand(args []string) error {
 	if len(ns) == 0 {
 		return nil
 	}
-	if *runs < 1 {
-		return errors.New("density: -runs must be at least 1")
+	if *runs < 1 || *firstRun < 0 {
+		return errors.New("density: -runs must be at least 1, -first-run at least 0")
 	}
 	ways, err := parseWays(*waysFlag)
 	if err != nil {
@@ -863,7 +934,7 @@ func DensityCommand(args []string) error {
 	fmt.Fprintf(os.Stderr, "  idle for %.1f s: kubelet %.2f s of CPU, containerd %.2f s\n", idle.Seconds, idle.Kubelet, idle.Containerd)
 	// The ways take turns within each N and run, so that a drift of the
 	// machine's load over the runs touches every way alike.
-	for run := 0; run < *runs; run++ {
+	for run := *firstRun; run < *firstRun+*runs; run++ {
 		for _, n := range ns {
 			for _, w := range ways {
 				dr, err := d.measure(ctx, w, n, run, idle)

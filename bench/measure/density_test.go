@@ -29,6 +29,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/internal/benchtest"
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
@@ -281,6 +282,51 @@ func TestSettled(t *testing.T) {
 			}
 			if got := settled(id, tc.a, tc.b, tc.apiA, tc.apiB); got != tc.want {
 				t.Errorf("settled = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCountLeft(t *testing.T) {
+	sandbox := func(name string, state runtimeapi.PodSandboxState) *runtimeapi.PodSandbox {
+		return &runtimeapi.PodSandbox{Metadata: &runtimeapi.PodSandboxMetadata{Name: name}, State: state}
+	}
+	container := func(pod string, state runtimeapi.ContainerState) *runtimeapi.Container {
+		return &runtimeapi.Container{Labels: map[string]string{"io.kubernetes.pod.name": pod}, State: state}
+	}
+	tests := []struct {
+		name       string
+		sandboxes  []*runtimeapi.PodSandbox
+		containers []*runtimeapi.Container
+		want       runtimeLeft
+	}{
+		{name: "nothing left"},
+		{
+			name:       "running: stopped by the kubelet after the delete",
+			sandboxes:  []*runtimeapi.PodSandbox{sandbox("dn-fork-annotated-n10-r0-1", runtimeapi.PodSandboxState_SANDBOX_READY)},
+			containers: []*runtimeapi.Container{container("dn-fork-annotated-n10-r0-1", runtimeapi.ContainerState_CONTAINER_RUNNING)},
+			want:       runtimeLeft{Running: 2, All: 2},
+		},
+		{
+			// What the garbage collection removes: the run is not over.
+			name:      "stopped, not removed yet",
+			sandboxes: []*runtimeapi.PodSandbox{sandbox("dn-fork-annotated-n10-r0-1", runtimeapi.PodSandboxState_SANDBOX_NOTREADY)},
+			containers: []*runtimeapi.Container{
+				container("dn-fork-annotated-n10-r0-1", runtimeapi.ContainerState_CONTAINER_EXITED),
+				container("dn-fork-annotated-n10-r0-1", runtimeapi.ContainerState_CONTAINER_CREATED),
+			},
+			want: runtimeLeft{All: 3},
+		},
+		{
+			name:       "other pods of the namespace do not count",
+			sandboxes:  []*runtimeapi.PodSandbox{sandbox("sk-probe-1", runtimeapi.PodSandboxState_SANDBOX_READY), {}},
+			containers: []*runtimeapi.Container{container("sk-probe-1", runtimeapi.ContainerState_CONTAINER_RUNNING), {}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, countLeft(tt.sandboxes, tt.containers)); diff != "" {
+				t.Errorf("countLeft (-want +got):\n%s", diff)
 			}
 		})
 	}

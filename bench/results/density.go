@@ -149,11 +149,17 @@ type DensityRun struct {
 	// the last pod left the API, so that what the kubelet still did for
 	// the run's pods (its event queue, the last stops) fell into the next
 	// run's window.
-	Settle    float64       `json:"settle,omitempty"` // seconds
-	Unsettled bool          `json:"unsettled,omitempty"`
-	Scrapes   []ProbeScrape `json:"scrapes"` // from just before the first create to every pod Ready
-	Pods      []DensityPod  `json:"pods"`
-	Error     string        `json:"error,omitempty"`
+	Settle    float64 `json:"settle,omitempty"` // seconds
+	Unsettled bool    `json:"unsettled,omitempty"`
+	// Removed: how long after the last pod left the API the runtime held
+	// none of the run's sandboxes and containers any more: the benchmark
+	// removes them once stopped, what the kubelet's garbage collection
+	// does once a minute; the end's window includes it. Runs of older
+	// benchmarks left them to that collection, in the next run's window.
+	Removed float64       `json:"removed,omitempty"` // seconds
+	Scrapes []ProbeScrape `json:"scrapes"`           // from just before the first create to every pod Ready
+	Pods    []DensityPod  `json:"pods"`
+	Error   string        `json:"error,omitempty"`
 }
 
 // AllReadyMs is the time from the first create to the last pod Ready.

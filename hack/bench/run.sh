@@ -11,20 +11,25 @@
 #   3. the fork's kubelet again (also when the run fails or is interrupted)
 #   4. after the ways of each kubelet, bench probe-rate: N pods at once, each
 #      with one sidecar that never turns ready, and the kubelet's probe runs
-#      per second (periodic and extra) while they all wait
-#   5. then bench density: for each N of BENCH_DENSITY, N pods at once, each
+#      per second (periodic and extra) while they all wait; then bench
+#      chain: pods of 20 sidecars started one after another, each waited on
+#      through an exec probe at periodSeconds 10, one pod at a time; and
+#      bench never-ready: sidecars that stay not ready for their first
+#      minute, a few that turn ready late, and fresh pods created meanwhile
+#      whose sidecars must still be seen ready promptly
+#   5. then bench density, the kubelets taking turns run by run (fork,
+#      upstream, upstream, fork, ...: bench density-turns), each restarted
+#      for its turn: for each N of BENCH_DENSITY, N pods at once, each
 #      with one sidecar its app waits for (ready after 0.5 to 3 s): the time
 #      to all Ready, a', the probe runs per second, and what the whole node
 #      spends per pod: the CPU of the kubelet, containerd with its shims and
 #      runc, kube-apiserver and etcd (each from the cpuacct cgroup up.sh
 #      starts it in, SERVE_CGROUP in hack/lib/cluster.sh), the host's
 #      TIME_WAIT sockets and the API server's requests; every run's pods
-#      gone before the next
-#   6. then bench chain: pods of 20 sidecars started one after another,
-#      each waited on through an exec probe at periodSeconds 10, one pod at
-#      a time; and bench never-ready: sidecars that stay not ready for
-#      their first minute, a few that turn ready late, and fresh pods
-#      created meanwhile whose sidecars must still be seen ready promptly
+#      gone, and their stopped containers and sandboxes removed (the
+#      benchmark does at once what the kubelet's garbage collection does
+#      once a minute), before the next
+#   6. BENCH_GATES: the ways again on both kubelets with those gates
 #   7. BenchmarkComputePodActions, both trees, runs interleaved
 #   8. bench report: report.md, goals.md, samples.json, probe-rates.json,
 #      density.json, timeline-*.svg, aprime.svg, density-*.svg; into
@@ -74,12 +79,13 @@
 #                    node's maxPods, the kubelet's default, and the local
 #                    cluster runs no other pod; bench density refuses an N
 #                    the node has no room for; 0 or empty skips them). Each way runs BENCH_DENSITY_RUNS times (default
-#                    3) at each N, the ways taking turns; the default list
-#                    adds about 8 minutes on 2 cores (30 runs of 10 or 30
-#                    pods, each the pods' start, their deletion and 2 s for
-#                    the kubelet's clean-up, plus a warm-up run and 8 s of
-#                    idle per kubelet); 100 pods add about as much again per
-#                    way. BENCH_DENSITY_WAYS=... their ways (default
+#                    3) at each N, the ways taking turns, the kubelets
+#                    run by run; the default list adds about 10 minutes on
+#                    2 cores (30 runs of 10 or 30 pods, each the pods'
+#                    start, their deletion, the removal of their containers
+#                    and the node's settling, plus a restart, a warm-up run
+#                    and 8 s of idle per kubelet's turn, four turns for
+#                    three runs); 100 pods add about as much again per way. BENCH_DENSITY_WAYS=... their ways (default
 #                    fork/annotated, fork/native-wait-ready, fork/poststart,
 #                    fork/no-sidecars, upstream/native-startup: the goals
 #                    compare these); BENCH_DENSITY_SEED=S the seed of the
@@ -363,7 +369,7 @@ probe_rate() { # WAYS [HANDLER: http, exec] [PODS]
 # and, when the components run in their serve cgroups (a cluster started by
 # an older up.sh does not: make up restarts them there), every serving
 # group's CPU from those.
-run_density() { # WAYS
+run_density() { # WAYS FIRST_RUN RUNS
   local kubelet_pid containerd_pid serve_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   containerd_pid="$(proc_pid containerd)" || die "containerd is not running"
@@ -371,10 +377,10 @@ run_density() { # WAYS
   if [ "${#serve_args[@]}" = 0 ]; then
     log "containerd runs outside a serve cgroup: the density runs measure the kubelet and containerd's daemon alone (make up puts them in)"
   fi
-  log "density runs with $density pods at once, $density_runs runs: $1"
+  log "density runs with $density pods at once, run $(($2 + 1))$([ "$3" = 1 ] || echo " to $(($2 + $3))") of $density_runs: $1"
   "$work/bench" density -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" "${serve_args[@]}" \
-    -ways "$1" -n "$density" -runs "$density_runs" -seed "$density_seed" -out "$densities"
+    -ways "$1" -n "$density" -first-run "$2" -runs "$3" -seed "$density_seed" -out "$densities"
 }
 # The exec chains (one pod at a time, each sidecar after the previous one's
 # readiness) and the never-ready sidecars (their first minute): the CRI's
@@ -389,7 +395,7 @@ run_never_ready() { # WAYS
   "$work/bench" never-ready -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
     -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" -ways "$1" -pods "$never_pods" -late "$never_late" -fresh "$never_fresh" -out "$never_runs"
 }
-if [ -n "$fork_ways$fork_rate_ways$fork_rate_exec_ways$fork_density_ways$fork_chain_ways$fork_never_ways" ]; then
+if [ -n "$fork_ways$fork_rate_ways$fork_rate_exec_ways$fork_chain_ways$fork_never_ways" ]; then
   current_kubelet="$fork_kubelet"
   restart_kubelet "$fork_kubelet"
   if [ -n "$fork_ways" ]; then
@@ -398,11 +404,10 @@ if [ -n "$fork_ways$fork_rate_ways$fork_rate_exec_ways$fork_density_ways$fork_ch
   fi
   [ -z "$fork_rate_ways" ] || probe_rate "$fork_rate_ways"
   [ -z "$fork_rate_exec_ways" ] || probe_rate "$fork_rate_exec_ways" exec "$rate_exec_pods"
-  [ -z "$fork_density_ways" ] || run_density "$fork_density_ways"
   [ -z "$fork_chain_ways" ] || run_chain "$fork_chain_ways"
   [ -z "$fork_never_ways" ] || run_never_ready "$fork_never_ways"
 fi
-if [ -n "$upstream_ways$upstream_rate_ways$upstream_density_ways$upstream_chain_ways$upstream_never_ways" ]; then
+if [ -n "$upstream_ways$upstream_rate_ways$upstream_chain_ways$upstream_never_ways" ]; then
   current_kubelet="$upstream_kubelet"
   restart_kubelet "$upstream_kubelet"
   if [ -n "$upstream_ways" ]; then
@@ -410,9 +415,27 @@ if [ -n "$upstream_ways$upstream_rate_ways$upstream_density_ways$upstream_chain_
     run_ways "$upstream_ways"
   fi
   [ -z "$upstream_rate_ways" ] || probe_rate "$upstream_rate_ways"
-  [ -z "$upstream_density_ways" ] || run_density "$upstream_density_ways"
   [ -z "$upstream_chain_ways" ] || run_chain "$upstream_chain_ways"
   [ -z "$upstream_never_ways" ] || run_never_ready "$upstream_never_ways"
+fi
+# The density runs take turns between the kubelets, one run (every N, every
+# way) at a time, each pair of runs the other way round from the last (bench
+# density-turns): the goals compare the kubelets, and a block of each, half
+# an hour apart, let a drift of the node tell them apart.
+if [ -n "$fork_density_ways$upstream_density_ways" ]; then
+  kubelets=()
+  [ -z "$fork_density_ways" ] || kubelets+=(fork)
+  [ -z "$upstream_density_ways" ] || kubelets+=(upstream)
+  mapfile -t turns < <("$work/bench" density-turns -runs "$density_runs" -kubelets "$(IFS=,; echo "${kubelets[*]}")")
+  [ "${#turns[@]}" -gt 0 ] || die "bench density-turns gave no turn"
+  for turn in "${turns[@]}"; do
+    read -r k first runs <<< "$turn"
+    w="$fork_density_ways" bin="$fork_kubelet"
+    [ "$k" = fork ] || w="$upstream_density_ways" bin="$upstream_kubelet"
+    current_kubelet="$bin"
+    restart_kubelet "$bin"
+    run_density "$w" "$first" "$runs"
+  done
 fi
 # The second configuration (BENCH_GATES): the ways again, both kubelets
 # with the gates added to the cluster's own, into beside/.
