@@ -225,8 +225,10 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 const densityNote = "`bench density`: for each pod count N and way, N pods created at once, each with one sidecar its app\n" +
 	"waits for (the way's kind of sidecar; `fork/no-sidecars`: the same two containers without ordering), whose /ready\n" +
 	"turns 200 between 0.5 and 3 s after it starts (drawn from a seeded generator: every way of a run meets the same\n" +
-	"delays). The ways take turns within each run; every run deletes its pods and waits until neither the API nor the\n" +
-	"runtime has any left.\n\n" +
+	"delays). The ways take turns within each run, and the kubelets run by run (fork, upstream, upstream, fork, ...);\n" +
+	"every run deletes its pods, removes their stopped containers and sandboxes through the CRI (what the kubelet's\n" +
+	"garbage collection does once a minute; runs of older benchmarks left them to it, in the next run) and waits until\n" +
+	"neither the API nor the runtime has any left.\n\n" +
 	"- *all Ready*: the first create call → the last pod's Ready condition on an API watch; p50 (nearest rank) of the\n" +
 	"  runs, their range in brackets.\n" +
 	"- *a′*: every pod of every run, its sidecar's /ready turning 200 (the test server's log) → its app's start (CRI).\n" +
@@ -275,10 +277,10 @@ func densityTable(w io.Writer, sums []densitySummary) {
 const densityNodeNote = "What the node spends on the same runs (p50 of the runs without an error; — : not measured, as in runs\n" +
 	"of an older benchmark, never a 0):\n\n" +
 	"- *CPU ms per pod above idle*: each group's CPU time while the pods start (first create → all Ready) and while\n" +
-	"  they go (delete → all gone, and on until the node has settled: a second of API requests and CPU within twice\n" +
-	"  their idle rates, at most 30 s, so that the events the kubelet has yet to send and its last stops count to\n" +
-	"  the run and not to the next; runs of older benchmarks ended at all gone), less its idle rate over the same\n" +
-	"  time, divided by N. Each group is read from the\n" +
+	"  they go (delete → all gone, the removal of their containers, and on until the node has settled: a second of\n" +
+	"  API requests and CPU within twice their idle rates, at most 30 s, so that the events the kubelet has yet to\n" +
+	"  send and its last stops count to the run and not to the next; runs of older benchmarks ended at all gone),\n" +
+	"  less its idle rate over the same time, divided by N. Each group is read from the\n" +
 	"  cpuacct cgroup the local cluster starts it in (`hack/lib/node.sh`, `<cgroup root>-serve/<component>`),\n" +
 	"  which keeps the CPU of processes that have exited: *containerd + shims + runc* is the daemon, every\n" +
 	"  `containerd-shim-runc-v2` it started (a shim exits with its pod, and its time leaves `/proc` with it), the runc\n" +
@@ -456,8 +458,12 @@ func allReadyRange(s *densitySummary) string {
 }
 
 // densityFork are the ways whose cost the density goals judge: the fork's
-// two ways of waiting for a ready sidecar.
-var densityFork = []string{"fork/annotated", "fork/native-wait-ready"}
+// two ways of waiting for a ready sidecar, and each again with the
+// readiness probe's defaults (periodSeconds 10). The first two probe every
+// second for the pod's life, where upstream/native-startup's startup probe
+// stops once it succeeds: at a full node ten times its probe connections,
+// which the -p10 ways, the probe most pods have, do not make.
+var densityFork = []string{"fork/annotated", "fork/native-wait-ready", "fork/annotated-p10", "fork/native-wait-ready-p10"}
 
 // everyN is a verdict over every pod count: the figures of each count
 // joined, met when every count judged met and none was left unjudged, not
@@ -622,7 +628,7 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 			met, few := true, fewRuns(s)
 			for _, rival := range []string{"fork/poststart", "upstream/native-startup"} {
 				if r := get(rival, n); r != nil && hasReady(r) {
-					against = append(against, fmt.Sprintf("`%s` %.2f s", rival, r.AllReadyP50/1000))
+					against = append(against, fmt.Sprintf("`%s` %s s", rival, allReadyRange(r)))
 					few = few || fewRuns(r)
 					met = met && shown(s.AllReadyP50, 1) <= shown(r.AllReadyP50, 1)
 				}
@@ -630,7 +636,7 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 			if len(against) == 0 {
 				continue
 			}
-			part := fmt.Sprintf("%.2f s at %d pods (%s)", s.AllReadyP50/1000, n, strings.Join(against, ", "))
+			part := fmt.Sprintf("%s s at %d pods (%s)", allReadyRange(s), n, strings.Join(against, ", "))
 			if few {
 				part += notJudged
 			}

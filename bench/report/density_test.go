@@ -412,6 +412,10 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		s.NodePerPodMin, s.NodePerPodMax = lo, hi
 		return s
 	}
+	withReadyRange := func(s densitySummary, lo, hi float64) densitySummary {
+		s.AllReadyMin, s.AllReadyMax = lo*1000, hi*1000
+		return s
+	}
 	tests := []struct {
 		name string
 		sums []densitySummary
@@ -420,15 +424,16 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		name: "all met at every N",
 		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, 4, 110, 150),
-			sum("fork/annotated", 110, 3, 40, 99.04, 900), // 1.1 × 90 = 99.0 as shown
+			// The goal is judged on the p50; the runs' range is shown where they differ.
+			withReadyRange(sum("fork/annotated", 110, 3, 40, 99.04, 900), 38.5, 43), // 1.1 × 90 = 99.0 as shown
 			sum("fork/poststart", 10, 3, 4.2, 100, 160),
 			sum("fork/poststart", 110, 3, 41, 95, 950),
 			sum("upstream/native-startup", 10, 3, 4.5, 100, 600),
-			sum("upstream/native-startup", 110, 3, 40.4, 90, 1500), // 40.0 ≤ 40.4: whole seconds as shown
+			withReadyRange(sum("upstream/native-startup", 110, 3, 40.4, 90, 1500), 39, 41), // 40.0 ≤ 40.4: whole seconds as shown
 		},
 		want: []string{
 			"yes: 110 ms at 10 pods (`upstream/native-startup` 100); 99.0 ms at 110 pods (`upstream/native-startup` 90.0); 110 pods against 10: 99.0 against 110 ms (`upstream/native-startup` 90.0 against 100)",
-			"yes: 4.00 s at 10 pods (`fork/poststart` 4.20 s, `upstream/native-startup` 4.50 s); 40.00 s at 110 pods (`fork/poststart` 41.00 s, `upstream/native-startup` 40.40 s)",
+			"yes: 4.00 s at 10 pods (`fork/poststart` 4.20 s, `upstream/native-startup` 4.50 s); 40.00 (38.50–43.00) s at 110 pods (`fork/poststart` 41.00 s, `upstream/native-startup` 40.40 (39.00–41.00) s)",
 			"yes: 150 ms at 10 pods (`fork/poststart` 160); 900 ms at 110 pods (`fork/poststart` 950)",
 		},
 	}, {

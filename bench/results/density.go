@@ -158,8 +158,13 @@ type DensityRun struct {
 	// benchmarks left them to that collection, in the next run's window.
 	Removed float64       `json:"removed,omitempty"` // seconds
 	Scrapes []ProbeScrape `json:"scrapes"`           // from just before the first create to every pod Ready
-	Pods    []DensityPod  `json:"pods"`
-	Error   string        `json:"error,omitempty"`
+	// MissedScrapes: scrapes of the kubelet's metrics while the pods
+	// started that did not answer within their timeout (a saturated
+	// kubelet), left out: the windows around them are longer. Runs of
+	// older benchmarks failed at the first.
+	MissedScrapes int          `json:"missedScrapes,omitempty"`
+	Pods          []DensityPod `json:"pods"`
+	Error         string       `json:"error,omitempty"`
 }
 
 // AllReadyMs is the time from the first create to the last pod Ready.

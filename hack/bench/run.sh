@@ -78,16 +78,20 @@
 #                    10,30; 10,30,100,110 is the full list: 110 is the
 #                    node's maxPods, the kubelet's default, and the local
 #                    cluster runs no other pod; bench density refuses an N
-#                    the node has no room for; 0 or empty skips them). Each way runs BENCH_DENSITY_RUNS times (default
-#                    3) at each N, the ways taking turns, the kubelets
-#                    run by run; the default list adds about 10 minutes on
-#                    2 cores (30 runs of 10 or 30 pods, each the pods'
-#                    start, their deletion, the removal of their containers
-#                    and the node's settling, plus a restart, a warm-up run
-#                    and 8 s of idle per kubelet's turn, four turns for
-#                    three runs); 100 pods add about as much again per way. BENCH_DENSITY_WAYS=... their ways (default
-#                    fork/annotated, fork/native-wait-ready, fork/poststart,
-#                    fork/no-sidecars, upstream/native-startup: the goals
+#                    the node has no room for; 0 or empty skips them).
+#                    Each way runs BENCH_DENSITY_RUNS times (default 3) at
+#                    each N, the ways taking turns, the kubelets run by
+#                    run; the default list adds about 15 minutes on 2 cores
+#                    (42 runs of 10 or 30 pods, each the pods' start, their
+#                    deletion, the removal of their containers and the
+#                    node's settling, plus a restart, a warm-up run and 8 s
+#                    of idle per kubelet's turn, four turns for three
+#                    runs); 100 pods add about as much again per way.
+#                    BENCH_DENSITY_WAYS=... their ways (default
+#                    fork/annotated, fork/annotated-p10,
+#                    fork/native-wait-ready, fork/native-wait-ready-p10,
+#                    fork/poststart, fork/no-sidecars,
+#                    upstream/native-startup: the goals
 #                    compare these); BENCH_DENSITY_SEED=S the seed of the
 #                    sidecars' ready delays (default 28: every run the same)
 #   BENCH_GATES=Gate=bool,...  a second configuration of both kubelets,
@@ -198,7 +202,7 @@ quiet_wait="${BENCH_QUIET_WAIT:-120}"
 [[ "$quiet_wait" =~ ^[0-9]+$ ]] || die "BENCH_QUIET_WAIT must be a number of seconds, not '$quiet_wait'"
 committed=0
 [ "$out" != "$ROOT/docs/bench" ] || committed=1
-density_ways="${BENCH_DENSITY_WAYS:-fork/annotated,fork/native-wait-ready,fork/poststart,fork/no-sidecars,upstream/native-startup}"
+density_ways="${BENCH_DENSITY_WAYS:-fork/annotated,fork/annotated-p10,fork/native-wait-ready,fork/native-wait-ready-p10,fork/poststart,fork/no-sidecars,upstream/native-startup}"
 [ -n "$density" ] || density_ways=""
 chain="${BENCH_CHAIN:-1}"
 chain_sidecars="${BENCH_CHAIN_SIDECARS:-20}"
