@@ -281,6 +281,10 @@ cleanup() {
 trap cleanup EXIT
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# The host's memory cgroups: a removed container's stays, dead, while page
+# cache is charged to it (cgroup v1), thousands after a day of runs; a
+# condition of the machine that the meta records beside the load.
+memory_cgroups() { awk '$1 == "memory" {print $3}' /proc/cgroups 2> /dev/null || echo "?"; }
 # build_pids prints the pids of compilers and linkers running, comma-
 # separated (pgrep matches a name of at most 15 characters, so one name at
 # a time).
@@ -321,7 +325,7 @@ fi
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)),"
   echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
   echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
-  echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || true) Go compiler processes of other builds were running."
+  echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || true) Go compiler processes of other builds were running; $(memory_cgroups) memory cgroups on the host."
   if [ -n "$busy" ]; then
     echo "**A scratch run on a busy machine ($busy): not a reference.**"
   else
@@ -458,7 +462,7 @@ if [ -n "$bench_gates" ] && [ -n "$fork_ways$upstream_ways" ]; then
     run_ways "$w" "$work/beside/samples.jsonl" "$work/beside/segments.jsonl"
   done
 fi
-echo "Load average at the end of the pods' runs: $(load)." >> "$work/meta.md"
+echo "Load average at the end of the pods' runs: $(load); $(memory_cgroups) memory cgroups on the host." >> "$work/meta.md"
 kill "$busy_watcher" 2> /dev/null || true
 wait "$busy_watcher" 2> /dev/null || true
 busy_watcher=""
