@@ -749,7 +749,7 @@ func (d *densityRunner) removeLeft(ctx context.Context, timeout time.Duration) e
 		errs = append(errs, err)
 	} else {
 		for _, c := range cs.GetContainers() {
-			if strings.HasPrefix(c.GetLabels()["io.kubernetes.pod.name"], densityPodPrefix) && c.GetState() != runtimeapi.ContainerState_CONTAINER_RUNNING {
+			if ofDensityPod(c) && c.GetState() != runtimeapi.ContainerState_CONTAINER_RUNNING {
 				if _, err := d.rec.rt.RemoveContainer(ctx, &runtimeapi.RemoveContainerRequest{ContainerId: c.GetId()}); err != nil && status.Code(err) != codes.NotFound {
 					errs = append(errs, err)
 				}
@@ -760,7 +760,7 @@ func (d *densityRunner) removeLeft(ctx context.Context, timeout time.Duration) e
 		errs = append(errs, err)
 	} else {
 		for _, s := range sb.GetItems() {
-			if strings.HasPrefix(s.GetMetadata().GetName(), densityPodPrefix) && s.GetState() != runtimeapi.PodSandboxState_SANDBOX_READY {
+			if densitySandbox(s) && s.GetState() != runtimeapi.PodSandboxState_SANDBOX_READY {
 				if _, err := d.rec.rt.RemovePodSandbox(ctx, &runtimeapi.RemovePodSandboxRequest{PodSandboxId: s.GetId()}); err != nil && status.Code(err) != codes.NotFound {
 					errs = append(errs, err)
 				}
@@ -779,12 +779,22 @@ type runtimeLeft struct {
 	All     int // sandboxes and containers in any state
 }
 
-// countLeft counts the sandboxes and containers of density pods (by their
-// pod's name) among the runtime's.
+// densitySandbox and ofDensityPod tell a density pod's sandbox and
+// containers by the pod's name.
+func densitySandbox(s *runtimeapi.PodSandbox) bool {
+	return strings.HasPrefix(s.GetMetadata().GetName(), densityPodPrefix)
+}
+
+func ofDensityPod(c *runtimeapi.Container) bool {
+	return strings.HasPrefix(c.GetLabels()["io.kubernetes.pod.name"], densityPodPrefix)
+}
+
+// countLeft counts the sandboxes and containers of density pods among the
+// runtime's.
 func countLeft(sandboxes []*runtimeapi.PodSandbox, containers []*runtimeapi.Container) runtimeLeft {
 	var left runtimeLeft
 	for _, s := range sandboxes {
-		if strings.HasPrefix(s.GetMetadata().GetName(), densityPodPrefix) {
+		if densitySandbox(s) {
 			left.All++
 			if s.GetState() == runtimeapi.PodSandboxState_SANDBOX_READY {
 				left.Running++
@@ -792,7 +802,7 @@ func countLeft(sandboxes []*runtimeapi.PodSandbox, containers []*runtimeapi.Cont
 		}
 	}
 	for _, c := range containers {
-		if strings.HasPrefix(c.GetLabels()["io.kubernetes.pod.name"], densityPodPrefix) {
+		if ofDensityPod(c) {
 			left.All++
 			if c.GetState() == runtimeapi.ContainerState_CONTAINER_RUNNING {
 				left.Running++
