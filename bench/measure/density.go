@@ -886,7 +886,7 @@ func DensityCommand(args []string) error {
 	kubeletPID := fs.Int("kubelet-pid", 0, "the kubelet's pid: its CPU time from /proc")
 	containerdPID := fs.Int("containerd-pid", 0, "containerd's pid: its CPU time from /proc (0: not measured)")
 	serveCgroup := fs.String("serve-cgroup", "", "the cluster's serve cgroup in the cpuacct hierarchy (hack/lib/node.sh, serve_cgroup_dir): the CPU of the kubelet, containerd with its shims and runc, the API server and etcd, each from its own cgroup (empty: only the kubelet's and containerd's own CPU, from /proc)")
-	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go), all of the running kubelet (its goals compare fork/annotated, fork/native-wait-ready, fork/poststart, fork/no-sidecars and upstream/native-startup)")
+	waysFlag := fs.String("ways", "", "comma-separated ways (see bench/measure/pods.go), all of the running kubelet (its goals compare fork/annotated, fork/native-wait-ready and their -p10 ways with fork/poststart, fork/no-sidecars and upstream/native-startup)")
 	counts := fs.String("n", "10,30", "pods created at once, a comma-separated list (\"0\": none)")
 	runs := fs.Int("runs", 3, "runs of every way at every N")
 	firstRun := fs.Int("first-run", 0, "the number of the first run (its pods' names and ready delays): a benchmark that takes turns between kubelets runs each one's share")
