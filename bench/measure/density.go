@@ -468,17 +468,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	// where the run needs one (its start and its end), and skipped while
 	// the pods start (MissedScrapes): the bound is judged over the windows
 	// between the scrapes there are, each as long as it may have lasted.
-	scrapeAgain := func() (results.ProbeScrape, error) {
-		var err error
-		for range 3 {
-			var s results.ProbeScrape
-			if s, err = scrape(); err == nil {
-				return s, nil
-			}
-		}
-		return results.ProbeScrape{}, err
-	}
-	base, err := scrapeAgain()
+	base, err := scrapeTries(3, scrape)
 	if err != nil {
 		fail("scrape: %v", err)
 		return dr, nil
@@ -512,30 +502,8 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	}
 	// The counters once a second while the pods start.
 	scrapeCtx, stopScrapes := context.WithCancel(ctx)
-	scraped := make(chan []results.ProbeScrape, 1)
-	missed := 0
-	go func() {
-		var out []results.ProbeScrape
-		defer func() { scraped <- out }()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-scrapeCtx.Done():
-				return
-			case <-tick.C:
-			}
-			s, err := scrape()
-			if err != nil {
-				if scrapeCtx.Err() != nil {
-					return
-				}
-				missed++
-				continue
-			}
-			out = append(out, s)
-		}
-	}()
+	scraped := make(chan periodicScrapes, 1)
+	go func() { scraped <- scrapeEvery(scrapeCtx, time.Second, scrape) }()
 	wg.Wait()
 	created := 0
 	for _, p := range dr.Pods {
@@ -550,9 +518,10 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		})
 	}
 	stopScrapes()
-	dr.Scrapes = append(dr.Scrapes, <-scraped...)
-	dr.MissedScrapes = missed // written before scraped was sent
-	if last, err := scrapeAgain(); err == nil {
+	during := <-scraped
+	dr.Scrapes = append(dr.Scrapes, during.scrapes...)
+	dr.MissedScrapes = during.missed
+	if last, err := scrapeTries(3, scrape); err == nil {
 		dr.Scrapes = append(dr.Scrapes, last)
 	} else {
 		fail("scrape: %v", err)

@@ -94,8 +94,9 @@ func parseLabels(s string) (map[string]string, error) {
 // kubeletMetrics scrapes the kubelet's own endpoint (the API server's node
 // proxy refuses the local cluster's 127.0.0.1 node address).
 type kubeletMetrics struct {
-	url    string // e.g. https://127.0.0.1:10350
-	client *http.Client
+	url     string // e.g. https://127.0.0.1:10350
+	client  *http.Client
+	timeout time.Duration // of one request
 }
 
 // newKubeletMetrics is a client of the kubelet's own endpoint with the
@@ -108,12 +109,12 @@ func newKubeletMetrics(cfg *rest.Config, url string) (*kubeletMetrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &kubeletMetrics{url: strings.TrimSuffix(url, "/"), client: &http.Client{Transport: tr}}, nil
+	return &kubeletMetrics{url: strings.TrimSuffix(url, "/"), client: &http.Client{Transport: tr}, timeout: 5 * time.Second}, nil
 }
 
 // get fetches one of the kubelet's endpoints and hands its body to parse.
 func (k *kubeletMetrics) get(ctx context.Context, path string, parse func(io.Reader) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, k.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.url+path, nil)
 	if err != nil {

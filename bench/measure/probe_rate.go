@@ -367,3 +367,49 @@ func deleteProbeRatePods(ctx context.Context, cs kubernetes.Interface) error {
 		time.Sleep(time.Second)
 	}
 }
+
+// scrapeTries calls scrape up to tries times, for a scrape a run cannot do
+// without (its start and its end): the first answer, or the last error.
+func scrapeTries(tries int, scrape func() (results.ProbeScrape, error)) (results.ProbeScrape, error) {
+	var err error
+	for range tries {
+		var s results.ProbeScrape
+		if s, err = scrape(); err == nil {
+			return s, nil
+		}
+	}
+	return results.ProbeScrape{}, err
+}
+
+// periodicScrapes is what scrapeEvery read: the answers in order, and how
+// many scrapes failed before it was stopped.
+type periodicScrapes struct {
+	scrapes []results.ProbeScrape
+	missed  int
+}
+
+// scrapeEvery scrapes once a period until ctx ends. A scrape that fails is
+// counted and skipped, not tried again: the window from the scrape before
+// it to the next one covers its time. A scrape that fails once ctx has
+// ended is not counted (the run stopped it, the kubelet did not miss it).
+func scrapeEvery(ctx context.Context, period time.Duration, scrape func() (results.ProbeScrape, error)) periodicScrapes {
+	var out periodicScrapes
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return out
+		case <-tick.C:
+		}
+		s, err := scrape()
+		if err != nil {
+			if ctx.Err() != nil {
+				return out
+			}
+			out.missed++
+			continue
+		}
+		out.scrapes = append(out.scrapes, s)
+	}
+}
