@@ -179,18 +179,14 @@ func measureNeverReady(ctx context.Context, r *runner, km *kubeletMetrics, w res
 	run.Pods = recs
 	run.Period = probePeriod(pods[0], run.Probe)
 	prefix := neverReadyPodPrefix + strings.ReplaceAll(w.Name, "/", "-") + "-"
-	scrape := func() bool {
-		s, err := scrapeNeverReady(ctx, km, prefix, run.Probe)
-		if err != nil {
-			run.Error = "scrape: " + err.Error()
-			return false
-		}
-		run.Scrapes = append(run.Scrapes, s)
-		return true
-	}
-	if !scrape() {
+	scrape := func() (results.NeverReadyScrape, error) { return scrapeNeverReady(ctx, km, prefix, run.Probe) }
+	// The first scrape is the run's baseline: tried again if it times out.
+	s, err := scrapeTries(3, scrape)
+	if err != nil {
+		run.Error = "scrape: " + err.Error()
 		return run
 	}
+	run.Scrapes = append(run.Scrapes, s)
 	run.Start = time.Now().UnixNano()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -247,13 +243,23 @@ func measureNeverReady(ctx context.Context, r *runner, km *kubeletMetrics, w res
 			return run
 		case <-tick.C:
 		}
-		if !scrape() {
-			return run
+		// A scrape the saturated kubelet does not answer in time is
+		// counted and left out: the windows around it are longer. The run
+		// ends at its first answered scrape after end.
+		s, err := scrape()
+		if err != nil {
+			run.MissedScrapes++
+		} else {
+			run.Scrapes = append(run.Scrapes, s)
 		}
 		now := time.Now()
 		if !end.IsZero() {
-			if now.After(end) {
+			if err == nil && now.After(end) {
 				break
+			}
+			if now.After(end.Add(30 * time.Second)) {
+				run.Error = "no scrape answered in the 30 s after the sidecars' minute"
+				return run
 			}
 			continue
 		}

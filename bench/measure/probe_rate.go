@@ -245,14 +245,16 @@ func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletM
 	defer tick.Stop()
 	deadline := start.Add(4 * time.Minute)
 	for {
-		s, err := scrape()
-		if err != nil {
-			pr.Error = "scrape: " + err.Error()
-			return pr
-		}
-		pr.Scrapes = append(pr.Scrapes, s)
-		if pr.From != 0 && s.At >= pr.To {
-			break
+		// A scrape the saturated kubelet does not answer in time is
+		// counted and left out: the window around it is longer. The run
+		// ends at its first answered scrape after To.
+		if s, err := scrape(); err != nil {
+			pr.MissedScrapes++
+		} else {
+			pr.Scrapes = append(pr.Scrapes, s)
+			if pr.From != 0 && s.At >= pr.To {
+				break
+			}
 		}
 		if pr.From == 0 {
 			list, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "bench.sidecar-kubelet.io/probe-rate=true"})
@@ -370,15 +372,16 @@ func deleteProbeRatePods(ctx context.Context, cs kubernetes.Interface) error {
 
 // scrapeTries calls scrape up to tries times, for a scrape a run cannot do
 // without (its start and its end): the first answer, or the last error.
-func scrapeTries(tries int, scrape func() (results.ProbeScrape, error)) (results.ProbeScrape, error) {
+func scrapeTries[S any](tries int, scrape func() (S, error)) (S, error) {
 	var err error
 	for range tries {
-		var s results.ProbeScrape
+		var s S
 		if s, err = scrape(); err == nil {
 			return s, nil
 		}
 	}
-	return results.ProbeScrape{}, err
+	var zero S
+	return zero, err
 }
 
 // periodicScrapes is what scrapeEvery read: the answers in order, and how

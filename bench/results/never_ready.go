@@ -86,8 +86,12 @@ type NeverReadyRun struct {
 	// Scrapes: from just before the first create, once a second, to a
 	// minute and 2 s after every sidecar ran.
 	Scrapes []NeverReadyScrape `json:"scrapes"`
-	Pods    []NeverReadyPod    `json:"pods"`
-	Error   string             `json:"error,omitempty"`
+	// MissedScrapes: scrapes of the kubelet's metrics that did not answer
+	// within their timeout, left out: the windows around them are longer.
+	// Runs of older benchmarks failed at the first.
+	MissedScrapes int             `json:"missedScrapes,omitempty"`
+	Pods          []NeverReadyPod `json:"pods"`
+	Error         string          `json:"error,omitempty"`
 }
 
 // waitedSpan is when a sidecar was waited on with extra checks: from its

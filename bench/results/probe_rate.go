@@ -67,7 +67,11 @@ type ProbeRate struct {
 	From       int64         `json:"from"`
 	To         int64         `json:"to"`
 	Scrapes    []ProbeScrape `json:"scrapes"`
-	Error      string        `json:"error,omitempty"`
+	// MissedScrapes: scrapes of the kubelet's metrics that did not answer
+	// within their timeout (a saturated kubelet), left out: the windows
+	// around them are longer. Runs of older benchmarks failed at the first.
+	MissedScrapes int    `json:"missedScrapes,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 // Rates are the figures of a ProbeRate over its measured seconds, per
