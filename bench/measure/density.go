@@ -26,9 +26,10 @@ package measure
 // turning 200, from the test server's log, to the app's CRI start), the
 // kubelet's and containerd's CPU time (/proc/<pid>/stat) and that of every
 // group of processes serving the pods (their cgroups, density_serve.go)
-// while the pods start and while they go, the API server's requests over
-// the same windows, the host's TIME_WAIT sockets, and the kubelet's probe
-// counters once a second (as bench probe-rate scrapes them). Every run deletes its pods and waits
+// while the pods start and while they go, the API server's requests and
+// the kubelet's calls to the runtime over the same windows, the host's
+// TIME_WAIT sockets, and the kubelet's probe counters once a second (as
+// bench probe-rate scrapes them). Every run deletes its pods and waits
 // until they are gone from the API and the runtime before the next.
 
 import (
@@ -37,6 +38,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -336,6 +338,29 @@ func (d *densityRunner) apiCounts(ctx context.Context) *results.APICounts {
 	return &c
 }
 
+// runtimeOps reads the kubelet's runtime calls by operation; nil when it
+// cannot (the run then has no runtime figures, never a count of 0).
+func (d *densityRunner) runtimeOps(ctx context.Context) results.RuntimeOps {
+	var ops results.RuntimeOps
+	if err := d.km.get(ctx, "/metrics", func(r io.Reader) (err error) {
+		ops, err = parseRuntimeOps(r)
+		return err
+	}); err != nil {
+		fmt.Fprintf(os.Stderr, "  the kubelet's runtime operations: %v\n", err)
+		return nil
+	}
+	return ops
+}
+
+// spanOps is what the kubelet's runtime calls gained from a to b, nil
+// unless both were read.
+func spanOps(a, b results.RuntimeOps) results.RuntimeOps {
+	if a == nil || b == nil {
+		return nil
+	}
+	return b.Sub(a)
+}
+
 // timeWaitWatch reads the host's TIME_WAIT sockets once a second until
 // stopped, keeping the most it saw.
 type timeWaitWatch struct {
@@ -395,12 +420,12 @@ func (tw *timeWaitWatch) end() (int, error) {
 func (d *densityRunner) idle(ctx context.Context, span time.Duration) results.DensityIdle {
 	// The API server's metrics are read outside the CPU marks: their
 	// reading is work of the API server's own.
-	apiA := d.apiCounts(ctx)
+	apiA, opsA := d.apiCounts(ctx), d.runtimeOps(ctx)
 	a := d.mark()
 	time.Sleep(span)
 	b := d.mark()
-	apiB := d.apiCounts(ctx)
-	id := results.DensityIdle{Seconds: float64(b.At-a.At) / 1e9}
+	apiB, opsB := d.apiCounts(ctx), d.runtimeOps(ctx)
+	id := results.DensityIdle{Seconds: float64(b.At-a.At) / 1e9, RuntimeOps: spanOps(opsA, opsB)}
 	if apiA != nil && apiB != nil {
 		c := apiB.Sub(*apiA)
 		id.API = &c
@@ -478,7 +503,8 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	// the ready one (and likewise around the end's window), so that their
 	// reading falls outside the CPU windows.
 	var api [4]*results.APICounts
-	api[0] = d.apiCounts(ctx)
+	var ops [4]results.RuntimeOps // the kubelet's runtime calls, read beside the API's
+	api[0], ops[0] = d.apiCounts(ctx), d.runtimeOps(ctx)
 	timeWaitStart, timeWaitErr := readTimeWait()
 	dr.CPU.Start = d.mark()
 	dr.Start = time.Now().UnixNano()
@@ -528,7 +554,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	}
 	dr.CPU.Ready = d.mark()
 	timeWaitReady := tw.sample()
-	api[1] = d.apiCounts(ctx)
+	api[1], ops[1] = d.apiCounts(ctx), d.runtimeOps(ctx)
 	pw.mu.Lock()
 	for i := range dr.Pods {
 		dr.Pods[i].Ready = pw.ready[names[i]]
@@ -554,7 +580,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		d.gather(&dr, pods, w.Style != "none")
 	}
 
-	api[2] = d.apiCounts(ctx)
+	api[2], ops[2] = d.apiCounts(ctx), d.runtimeOps(ctx)
 	dr.CPU.Delete = d.mark()
 	dr.Delete = time.Now().UnixNano()
 	sel := metav1.ListOptions{LabelSelector: densityLabel + "=true"}
@@ -588,13 +614,19 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		dr.Settle = time.Since(goneAt).Seconds()
 	}
 	dr.CPU.Gone = d.mark()
-	api[3] = d.apiCounts(ctx)
+	api[3], ops[3] = d.apiCounts(ctx), d.runtimeOps(ctx)
 	timeWaitPeak, err := tw.end()
 	if timeWaitErr == nil && err == nil {
 		dr.TimeWait = &results.DensitySockets{Start: timeWaitStart, Ready: timeWaitReady, Peak: timeWaitPeak}
 	}
 	if api[0] != nil && api[1] != nil && api[2] != nil && api[3] != nil {
 		dr.API = newDensityAPI(*api[0], *api[1], *api[2], *api[3])
+	}
+	if start, end := spanOps(ops[0], ops[1]), spanOps(ops[2], ops[3]); start != nil && end != nil {
+		dr.RuntimeOps = start
+		for k, v := range end {
+			dr.RuntimeOps[k] += v
+		}
 	}
 	pw.mu.Lock()
 	for i := range dr.Pods {

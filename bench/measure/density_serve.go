@@ -225,6 +225,21 @@ func readAPICounts(ctx context.Context, cs kubernetes.Interface) (results.APICou
 	return parseAPICounts(rc)
 }
 
+// parseRuntimeOps reads kubelet_runtime_operations_total from the
+// kubelet's metrics (Prometheus text), by operation_type.
+func parseRuntimeOps(r io.Reader) (results.RuntimeOps, error) {
+	ops := results.RuntimeOps{}
+	seen := false
+	err := forEachCounter(r, "kubelet_runtime_operations_total", func(labels map[string]string, v float64) {
+		seen = true
+		ops[labels["operation_type"]] += v
+	})
+	if err == nil && !seen {
+		err = fmt.Errorf("no kubelet_runtime_operations_total in the kubelet's metrics")
+	}
+	return ops, err
+}
+
 // newDensityAPI is a run's API counts at its four marks, with the
 // requests its two windows added by kind.
 func newDensityAPI(start, ready, del, gone results.APICounts) *results.DensityAPI {

@@ -53,6 +53,39 @@ func TestCountTimeWait(t *testing.T) {
 	}
 }
 
+func TestParseRuntimeOps(t *testing.T) {
+	// As the kubelet serves it: the counter, its errors beside it (not
+	// counted twice), and the histogram of the same operations.
+	text := `# HELP kubelet_runtime_operations_total [ALPHA] Cumulative number of runtime operations by operation type.
+# TYPE kubelet_runtime_operations_total counter
+kubelet_runtime_operations_total{operation_type="container_status"} 130
+kubelet_runtime_operations_total{operation_type="list_containers"} 328
+kubelet_runtime_operations_total{operation_type="list_podsandbox"} 324
+kubelet_runtime_operations_total{operation_type="start_container"} 20
+kubelet_runtime_operations_errors_total{operation_type="container_status"} 4
+kubelet_runtime_operations_duration_seconds_count{operation_type="list_containers"} 328
+`
+	got, err := parseRuntimeOps(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := results.RuntimeOps{"container_status": 130, "list_containers": 328, "list_podsandbox": 324, "start_container": 20}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("parseRuntimeOps (-want +got):\n%s", diff)
+	}
+	before := results.RuntimeOps{"container_status": 100, "list_containers": 300, "list_podsandbox": 324}
+	if diff := cmp.Diff(results.RuntimeOps{"container_status": 30, "list_containers": 28, "start_container": 20}, got.Sub(before)); diff != "" {
+		t.Errorf("Sub (-want +got):\n%s", diff)
+	}
+	if v := got.Sub(before).Total(); v != 78 {
+		t.Errorf("Total = %v, want 78", v)
+	}
+	// Metrics without the counter: an error, never counts of 0.
+	if _, err := parseRuntimeOps(strings.NewReader("process_start_time_seconds 1\n")); err == nil {
+		t.Error("metrics without kubelet_runtime_operations_total gave counts")
+	}
+}
+
 func TestParseAPICounts(t *testing.T) {
 	text := `# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.
 # TYPE apiserver_request_total counter

@@ -69,8 +69,12 @@ type densitySummary struct {
 	// above idle (p50 of the runs). NaN: not counted.
 	TimeWaitReady, TimeWaitPeak           float64
 	APIAll, APIEventCreates, APIPodStatus float64
-	Periodic, Extra, Limited              float64
-	RatesKnown                            bool
+	// The kubelet's calls to the runtime per pod above idle (p50 of the
+	// runs' totals; by operation, p50 of each). NaN: not counted.
+	RuntimeOps               float64
+	RuntimeOpsByOp           map[string]float64
+	Periodic, Extra, Limited float64
+	RatesKnown               bool
 	// The extra runs' highest mean and one-second rate over every run,
 	// failed ones too: the bound must hold always.
 	PeakExtra, MaxMeanExtra float64
@@ -121,6 +125,8 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 		groups                                        [len(results.ServeGroups)][]float64
 		node, timeWaitReady, timeWaitPeak             []float64
 		apiAll, apiEvents, apiPodStatus               []float64
+		runtimeOps                                    []float64
+		runtimeOpsByOp                                map[string][]float64
 	}
 	accs := map[key]*acc{}
 	for _, r := range runs {
@@ -175,6 +181,15 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 			a.apiEvents = append(a.apiEvents, api.EventCreates)
 			a.apiPodStatus = append(a.apiPodStatus, api.PodStatus)
 		}
+		if ops, ok := r.RuntimeOpsPerPod(); ok {
+			a.runtimeOps = append(a.runtimeOps, ops.Total())
+			if a.runtimeOpsByOp == nil {
+				a.runtimeOpsByOp = map[string][]float64{}
+			}
+			for op, v := range ops {
+				a.runtimeOpsByOp[op] = append(a.runtimeOpsByOp[op], v)
+			}
+		}
 		if v := r.ContainerdPerPodMs(); !math.IsNaN(v) {
 			a.containerd = append(a.containerd, v)
 		}
@@ -214,6 +229,13 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 		s.NodePerPodMin, s.NodePerPodMax = minMax(a.node)
 		s.TimeWaitReady, s.TimeWaitPeak = p50(a.timeWaitReady), p50(a.timeWaitPeak)
 		s.APIAll, s.APIEventCreates, s.APIPodStatus = p50(a.apiAll), p50(a.apiEvents), p50(a.apiPodStatus)
+		s.RuntimeOps = p50(a.runtimeOps)
+		for op, vs := range a.runtimeOpsByOp {
+			if s.RuntimeOpsByOp == nil {
+				s.RuntimeOpsByOp = map[string]float64{}
+			}
+			s.RuntimeOpsByOp[op] = p50(vs)
+		}
 		s.Periodic, s.Extra, s.Limited = p50(a.periodic), p50(a.extra), p50(a.limited)
 		s.RatesKnown = len(a.extra) > 0
 		out = append(out, *s)
@@ -293,7 +315,11 @@ const densityNodeNote = "What the node spends on the same runs (p50 of the runs 
 	"  the first create to the last pod gone.\n" +
 	"- *API requests per pod above idle*: `apiserver_request_total` of the API server over the same two windows (read\n" +
 	"  outside them), less its idle rate, divided by N: events created (POST events), the pods' status writes (PATCH\n" +
-	"  or PUT pods/status) and every request (the benchmark's creates, delete and watch included).\n\n"
+	"  or PUT pods/status) and every request (the benchmark's creates, delete and watch included).\n" +
+	"- *The kubelet's runtime calls per pod above idle*: `kubelet_runtime_operations_total` of the kubelet over the same\n" +
+	"  two windows (read outside them), less its idle rate, divided by N: `ListPodSandbox` (each read of one pod's\n" +
+	"  status starts with one, so this is near the pod's status reads; the periodic relist's are in the idle rate) and\n" +
+	"  every call; the benchmark's own CRI calls are not the kubelet's. By operation in density.json.\n\n"
 
 // densityNodeSection writes the node's table and its note, then a blank
 // line.
@@ -310,8 +336,8 @@ func densityNodeTable(w io.Writer, sums []densitySummary) {
 	for _, g := range results.ServeGroups {
 		head += " " + g.Label + " |"
 	}
-	fmt.Fprintln(w, head+" node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all |")
-	fmt.Fprintln(w, "| --- | ---: |"+strings.Repeat(" ---: |", len(results.ServeGroups)+3))
+	fmt.Fprintln(w, head+" node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all | the kubelet's runtime calls/pod: ListPodSandbox / all |")
+	fmt.Fprintln(w, "| --- | ---: |"+strings.Repeat(" ---: |", len(results.ServeGroups)+4))
 	count := func(v float64) string {
 		if math.IsNaN(v) {
 			return "—"
@@ -345,7 +371,11 @@ func densityNodeTable(w io.Writer, sums []densitySummary) {
 		if !math.IsNaN(s.APIAll) {
 			api = fmt.Sprintf("%s / %s / %s", perPod(s.APIEventCreates), perPod(s.APIPodStatus), perPod(s.APIAll))
 		}
-		fmt.Fprintf(w, "%s %s | %s / %s | %s |\n", row, node, count(s.TimeWaitReady), count(s.TimeWaitPeak), api)
+		ops := "—"
+		if !math.IsNaN(s.RuntimeOps) {
+			ops = fmt.Sprintf("%s / %s", perPod(s.RuntimeOpsByOp["list_podsandbox"]), perPod(s.RuntimeOps))
+		}
+		fmt.Fprintf(w, "%s %s | %s / %s | %s | %s |\n", row, node, count(s.TimeWaitReady), count(s.TimeWaitPeak), api, ops)
 	}
 }
 
@@ -746,6 +776,10 @@ func densityJSON(runs []results.DensityRun, sums []densitySummary) ([]byte, erro
 		APIAllPerPod    *float64            `json:"apiRequestsPerPod"`
 		APIEventsPerPod *float64            `json:"apiEventCreatesPerPod"`
 		APIStatusPerPod *float64            `json:"apiPodStatusWritesPerPod"`
+		// The kubelet's runtime calls per pod above idle, all and by
+		// operation (kubelet_runtime_operations_total's operation_type).
+		RuntimeCallsPerPod   *float64            `json:"runtimeCallsPerPod"`
+		RuntimeCallsPerPodBy map[string]*float64 `json:"runtimeCallsPerPodByOperation,omitempty"`
 	}
 	var out struct {
 		Summaries []summary            `json:"summaries"`
@@ -761,6 +795,13 @@ func densityJSON(runs []results.DensityRun, sums []densitySummary) ([]byte, erro
 			APIAllPerPod: num(s.APIAll), APIEventsPerPod: num(s.APIEventCreates), APIStatusPerPod: num(s.APIPodStatus)}
 		for i, g := range results.ServeGroups {
 			js.GroupCPUPerPod[g.Cgroup] = num(s.GroupPerPod[i])
+		}
+		js.RuntimeCallsPerPod = num(s.RuntimeOps)
+		for op, v := range s.RuntimeOpsByOp {
+			if js.RuntimeCallsPerPodBy == nil {
+				js.RuntimeCallsPerPodBy = map[string]*float64{}
+			}
+			js.RuntimeCallsPerPodBy[op] = num(v)
 		}
 		if s.RatesKnown {
 			js.PeriodicPerSec, js.ExtraPerSec, js.LimitedPerSec = num(s.Periodic), num(s.Extra), num(s.Limited)

@@ -69,6 +69,8 @@ type DensityIdle struct {
 	// counted).
 	Groups map[string]float64 `json:"groups,omitempty"`
 	API    *APICounts         `json:"api,omitempty"`
+	// RuntimeOps: the kubelet's runtime calls over it (nil: not counted).
+	RuntimeOps RuntimeOps `json:"runtimeOps,omitempty"`
 }
 
 // DensityPod is one pod of a density run.
@@ -143,6 +145,11 @@ type DensityRun struct {
 	// Runs of older benchmarks have neither.
 	API      *DensityAPI     `json:"api,omitempty"`
 	TimeWait *DensitySockets `json:"timeWait,omitempty"`
+	// RuntimeOps: the kubelet's runtime calls over the two windows (the
+	// pods' start, their end), by operation, each window from a reading
+	// just outside its CPU marks; nil: not counted (runs of older
+	// benchmarks).
+	RuntimeOps RuntimeOps `json:"runtimeOps,omitempty"`
 	// Settle: how long after the last pod left the API the end's window
 	// went on, until the node was back to idle (settle); Unsettled: it was
 	// not within the bound. Runs of older benchmarks ended the window when

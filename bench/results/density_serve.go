@@ -156,6 +156,56 @@ func (r DensityRun) APIPerPod() (APICounts, bool) {
 	}, true
 }
 
+// RuntimeOps are the kubelet's calls to the container runtime by
+// operation (kubelet_runtime_operations_total's operation_type:
+// list_podsandbox, container_status, ...): since it started at a reading,
+// or gained over a span in a run's record. The benchmark's own CRI calls
+// (its reading of the containers' times, its removal of stopped ones) are
+// not the kubelet's and are not in them.
+type RuntimeOps map[string]float64
+
+// Sub is c - o, keeping the operations that changed.
+func (c RuntimeOps) Sub(o RuntimeOps) RuntimeOps {
+	d := RuntimeOps{}
+	for k, v := range c {
+		if v != o[k] {
+			d[k] = v - o[k]
+		}
+	}
+	return d
+}
+
+// Total is every operation's count added up.
+func (c RuntimeOps) Total() float64 {
+	t := 0.0
+	for _, v := range c {
+		t += v
+	}
+	return t
+}
+
+// RuntimeOpsPerPod are the kubelet's runtime calls per pod above idle over
+// the run's two windows, by operation; false when the run did not count
+// them (a run of an older benchmark, or a reading that failed).
+func (r DensityRun) RuntimeOpsPerPod() (RuntimeOps, bool) {
+	wall := r.windows()
+	if r.RuntimeOps == nil || r.Idle.RuntimeOps == nil || wall == 0 || r.N == 0 || r.Idle.Seconds <= 0 {
+		return nil, false
+	}
+	per := RuntimeOps{}
+	for k, v := range r.RuntimeOps {
+		per[k] = perPodAboveIdle(v, wall, r.Idle.RuntimeOps[k], r.Idle.Seconds, r.N)
+	}
+	// An operation of the idle span the windows did not see (the periodic
+	// ones, e.g. the image list) still counts against them.
+	for k, v := range r.Idle.RuntimeOps {
+		if _, ok := r.RuntimeOps[k]; !ok {
+			per[k] = perPodAboveIdle(0, wall, v, r.Idle.Seconds, r.N)
+		}
+	}
+	return per, true
+}
+
 // DensityAPI are the API server's request counts at a run's four marks.
 type DensityAPI struct {
 	Start  APICounts `json:"start"`

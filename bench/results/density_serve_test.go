@@ -55,6 +55,29 @@ func TestDensityRunWholeNode(t *testing.T) {
 		t.Errorf("APIPerPod (-want +got), ok %v:\n%s", ok, diff)
 	}
 
+	// Runtime calls: what each operation gained over the 6 s, less 6 s at
+	// its idle rate, per pod; the image list, which only the idle span saw,
+	// counts against the windows all the same.
+	ops, ok := r.RuntimeOpsPerPod()
+	wantOps := results.RuntimeOps{"list_podsandbox": 4.8, "list_containers": 2.8, "container_status": 10, "list_images": -0.06}
+	if diff := cmp.Diff(wantOps, ops, approx); !ok || diff != "" {
+		t.Errorf("RuntimeOpsPerPod (-want +got), ok %v:\n%s", ok, diff)
+	}
+	if v := ops.Total(); math.Abs(v-17.54) > 1e-9 {
+		t.Errorf("RuntimeOpsPerPod's total = %v, want 17.54", v)
+	}
+	for name, change := range map[string]func(r *results.DensityRun){
+		"without the idle count":      func(r *results.DensityRun) { r.Idle.RuntimeOps = nil },
+		"of a run that did not count": func(r *results.DensityRun) { r.RuntimeOps = nil },
+		"without a mark":              func(r *results.DensityRun) { r.CPU.Gone = results.CPUMark{} },
+	} {
+		r := benchtest.WholeNodeRun()
+		change(&r)
+		if _, ok := r.RuntimeOpsPerPod(); ok {
+			t.Errorf("RuntimeOpsPerPod %s", name)
+		}
+	}
+
 	// Whatever was not read is NaN, and so is the node's total.
 	unknown := map[string]func(r *results.DensityRun){
 		"a group not read at one mark": func(r *results.DensityRun) {

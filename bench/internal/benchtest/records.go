@@ -100,8 +100,9 @@ func WholeNodeRun() results.DensityRun {
 	}
 	return results.DensityRun{Way: "fork/annotated", Kubelet: "fork", N: 10, Start: 100 * sec, AllReady: 104 * sec,
 		Idle: results.DensityIdle{Seconds: 10, Kubelet: 0.1, KubeletKnown: true,
-			Groups: map[string]float64{"kubelet": 0.1, "containerd": 0.05, "kube-apiserver": 0.2, "etcd": 0.1},
-			API:    &results.APICounts{All: 50, EventCreates: 0, PodStatus: 0}},
+			Groups:     map[string]float64{"kubelet": 0.1, "containerd": 0.05, "kube-apiserver": 0.2, "etcd": 0.1},
+			API:        &results.APICounts{All: 50, EventCreates: 0, PodStatus: 0},
+			RuntimeOps: results.RuntimeOps{"list_podsandbox": 20, "list_containers": 20, "list_images": 1}},
 		CPU: results.DensityCPU{
 			Start: mark(100, 10, 5, 20, 8), Ready: mark(104, 10.5, 6, 20.4, 8.1),
 			Delete: mark(105, 10.6, 6.1, 20.5, 8.1), Gone: mark(107, 10.9, 6.9, 20.8, 8.2),
@@ -110,7 +111,8 @@ func WholeNodeRun() results.DensityRun {
 			Start: results.APICounts{All: 1000, EventCreates: 100, PodStatus: 200}, Ready: results.APICounts{All: 1150, EventCreates: 140, PodStatus: 230},
 			Delete: results.APICounts{All: 1160, EventCreates: 140, PodStatus: 230}, Gone: results.APICounts{All: 1230, EventCreates: 160, PodStatus: 250},
 		},
-		TimeWait: &results.DensitySockets{Start: 12, Ready: 300, Peak: 420},
+		TimeWait:   &results.DensitySockets{Start: 12, Ready: 300, Peak: 420},
+		RuntimeOps: results.RuntimeOps{"list_podsandbox": 60, "list_containers": 40, "container_status": 100},
 	}
 }
 
