@@ -1005,6 +1005,9 @@ func densityRunLine(dr results.DensityRun) string {
 	if api, ok := dr.APIPerPod(); ok {
 		line += fmt.Sprintf(", %.1f API requests/pod", api.All)
 	}
+	if ops, ok := dr.RuntimeOpsPerPod(); ok {
+		line += fmt.Sprintf(", %.1f runtime calls/pod", ops.Total())
+	}
 	if r, err := dr.ProbeRates(); err == nil {
 		line += fmt.Sprintf(", probe runs %.0f/s (%.0f extra, peak %.0f/s)", r.Runs, r.Extra, r.PeakExtra)
 	}

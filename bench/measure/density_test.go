@@ -246,7 +246,7 @@ func TestReadDensityRunsAndRunLine(t *testing.T) {
 	// A run that read the whole node (report's TestDensityNodeTableAndIdleLine
 	// tables the same run): every serve group, the TIME_WAIT sockets and the
 	// API server's requests.
-	if got := densityRunLine(benchtest.WholeNodeRun()); !strings.Contains(got, "kubelet 74.0 ms/pod above idle, containerd — (with its shims and runc 177), the node 323, TIME_WAIT 300 at Ready, peak 420, 19.0 API requests/pod") {
+	if got := densityRunLine(benchtest.WholeNodeRun()); !strings.Contains(got, "kubelet 74.0 ms/pod above idle, containerd — (with its shims and runc 177), the node 323, TIME_WAIT 300 at Ready, peak 420, 19.0 API requests/pod, 17.5 runtime calls/pod") {
 		t.Errorf("densityRunLine = %q", got)
 	}
 }
