@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,7 +82,11 @@ func parseRunInfo(meta string) (runInfo, error) {
 			if gates == "" {
 				gates = "upstream's defaults"
 			}
-			ri.Gates = append(ri.Gates, "`"+m[1]+"`: "+gates)
+			// Each turn of a kubelet (the density runs take turns) records
+			// its gates again: one mention each.
+			if g := "`" + m[1] + "`: " + gates; !slices.Contains(ri.Gates, g) {
+				ri.Gates = append(ri.Gates, g)
+			}
 		case strings.HasPrefix(line, "The machine was quiet at the start"):
 			quietLine = true
 		case strings.HasPrefix(line, "**A scratch run"):

@@ -32,6 +32,10 @@ const quietMeta = "Run on 2026-11-26 23:57 UTC, `make bench` with BENCH_REPEAT=1
 	"The machine was quiet at the start (load ≤ 1.5, no other build).\n" +
 	"Feature gates of the kubelet v9.9.1-sidecar-kubelet+abc: SidecarContainerOrdering=true.\n" +
 	"Feature gates of the kubelet v9.9.1: .\n" +
+	// The density runs' turns: each kubelet restarted again.
+	"Feature gates of the kubelet v9.9.1-sidecar-kubelet+abc: SidecarContainerOrdering=true.\n" +
+	"Feature gates of the kubelet v9.9.1: .\n" +
+	"Feature gates of the kubelet v9.9.1-sidecar-kubelet+abc: SidecarContainerOrdering=true.\n" +
 	"Beside upstream's defaults, the ways ran again with EventedPLEG=true added to both kubelets' gates:\n" +
 	"Feature gates of the kubelet v9.9.1-sidecar-kubelet+abc: EventedPLEG=true,SidecarContainerOrdering=true.\n" +
 	"Load average at the end of the pods' runs: 3.84 7.53 12.35.\n"
@@ -45,7 +49,7 @@ func TestParseRunInfo(t *testing.T) {
 		t.Errorf("parseRunInfo = %+v", ri)
 	}
 	if want := []string{"`v9.9.1-sidecar-kubelet+abc`: SidecarContainerOrdering=true", "`v9.9.1`: upstream's defaults"}; strings.Join(ri.Gates, "|") != strings.Join(want, "|") {
-		t.Errorf("gates = %q, want the defaults' only: %q", ri.Gates, want)
+		t.Errorf("gates = %q, want the defaults' only, each kubelet once: %q", ri.Gates, want)
 	}
 	ri.Took, ri.DensityRunsMin, ri.DensityRunsMax = "1138 s", 1, 3
 	h := ri.header()
