@@ -295,6 +295,10 @@ func measureProbeRate(ctx context.Context, cs kubernetes.Interface, km *kubeletM
 		}
 		if time.Now().After(deadline) {
 			pr.Error = fmt.Sprintf("not every sidecar ran within %s", deadline.Sub(start))
+			if pr.From != 0 {
+				// They all ran: what never came is an answered scrape after To.
+				pr.Error = fmt.Sprintf("no scrape answered after the measured span, within %s of the first create (%d missed)", deadline.Sub(start), pr.MissedScrapes)
+			}
 			return pr
 		}
 		select {
