@@ -19,6 +19,7 @@ package kubelet
 // sidecar-kubelet's tests of the relists that end a sidecar pod's waits at once.
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,7 +30,9 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	proberesults "k8s.io/kubernetes/pkg/kubelet/prober/results"
+	kubetypes "k8s.io/kubernetes/pkg/kubelet/types"
 )
 
 // TestProbeSuccessRelistsPodsWaitingOnSidecars checks that a probe success
@@ -176,6 +179,64 @@ func TestTransitionRelistsOrderedPods(t *testing.T) {
 			kl.relistOrderedPodOnTransition(logger, pod)
 			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
 				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSyncHoldingAppsOnlyAsksNoRelist checks that a sync whose only results
+// are app containers held for their sidecars asks for no relist of the pod
+// after it (upstream asks after every sync with results and no error): it
+// changed nothing in the runtime, and each relist it asked for let one more
+// sync through. Any other result keeps upstream's relist.
+func TestSyncHoldingAppsOnlyAsksNoRelist(t *testing.T) {
+	const uid = "pod-uid"
+	started := func(name string) *kubecontainer.SyncResult {
+		return kubecontainer.NewSyncResult(kubecontainer.StartContainer, name)
+	}
+	held := func(name string) *kubecontainer.SyncResult {
+		r := started(name)
+		r.Fail(kubecontainer.ErrSidecarsNotReady, `waiting for sidecar "proxy" to be ready`)
+		return r
+	}
+	failed := func(name string) *kubecontainer.SyncResult {
+		r := started(name)
+		r.Fail(errors.New("CreateContainerError"), "no such image")
+		return r
+	}
+	tests := []struct {
+		name    string
+		results []*kubecontainer.SyncResult
+		want    []types.UID
+	}{
+		{name: "apps held, nothing started", results: []*kubecontainer.SyncResult{held("app"), held("logger")}},
+		{name: "a sidecar started, its apps held: relisted", results: []*kubecontainer.SyncResult{started("proxy"), held("app")}, want: []types.UID{uid}},
+		{name: "the apps started: relisted", results: []*kubecontainer.SyncResult{started("app")}, want: []types.UID{uid}},
+		{name: "nothing to do: upstream asks for none"},
+		{name: "a failed start: upstream asks for none", results: []*kubecontainer.SyncResult{held("app"), failed("proxy")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+			_, ctx := ktesting.NewTestContext(t)
+			testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
+			defer testKubelet.Cleanup()
+			kl := testKubelet.kubelet
+			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
+			kl.pleg = recorder
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: uid, Annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}},
+				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}, {Name: "logger"}}},
+			}
+			kl.podManager.SetPods([]*v1.Pod{pod})
+			testKubelet.fakeRuntime.SyncResults = &kubecontainer.PodSyncResult{SyncResults: tc.results}
+
+			_, postSync, _ := kl.SyncPod(ctx, kubetypes.SyncPodUpdate, pod, nil, &kubecontainer.PodStatus{ID: uid})
+			if postSync != nil {
+				postSync()
+			}
+			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
+				t.Errorf("pods relisted after the sync mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

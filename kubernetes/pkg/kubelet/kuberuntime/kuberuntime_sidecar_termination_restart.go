@@ -182,9 +182,11 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 }
 
 // writeStatusDuringKill hands the runtime's status of the pod, read now, to
-// restarts.writeStatus. The status manager drops a status equal to the one
-// it has, so a sidecar seen exited twice (in its back-off, then at its
-// start) costs no second write to the API.
+// restarts.writeStatus. restartBeforeTurn defers it, so that it reads the
+// pod after any start of the sidecar: a sidecar found exited in its
+// back-off shows its exit, and one started again its new container. The
+// status manager drops a status equal to the one it has, so a look that
+// finds nothing new costs no write to the API.
 func (m *kubeGenericRuntimeManager) writeStatusDuringKill(ctx context.Context, pod *v1.Pod, restarts sidecarRestarts) {
 	if restarts.writeStatus == nil {
 		return
