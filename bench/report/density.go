@@ -317,9 +317,10 @@ const densityNodeNote = "What the node spends on the same runs (p50 of the runs 
 	"  outside them), less its idle rate, divided by N: events created (POST events), the pods' status writes (PATCH\n" +
 	"  or PUT pods/status) and every request (the benchmark's creates, delete and watch included).\n" +
 	"- *The kubelet's runtime calls per pod above idle*: `kubelet_runtime_operations_total` of the kubelet over the same\n" +
-	"  two windows (read outside them), less its idle rate, divided by N: `ListPodSandbox` (each read of one pod's\n" +
-	"  status starts with one, so this is near the pod's status reads; the periodic relist's are in the idle rate) and\n" +
-	"  every call; the benchmark's own CRI calls are not the kubelet's. By operation in density.json.\n\n"
+	"  two windows (read outside them), less its idle rate, divided by N: `ListPodSandbox` (each relist starts with one:\n" +
+	"  the node's periodic relist, in the idle rate, and the relists of one pod the kubelet asks for after a sync that\n" +
+	"  changed the pod, and where a wait or a phase hangs on one) and every call; the benchmark's own CRI calls are not\n" +
+	"  the kubelet's. By operation in density.json.\n\n"
 
 // densityNodeSection writes the node's table and its note, then a blank
 // line.
