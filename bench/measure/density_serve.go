@@ -175,6 +175,8 @@ func parseAPICounts(r io.Reader) (results.APICounts, error) {
 		switch {
 		case labels["resource"] == "events" && labels["verb"] == "POST" && labels["subresource"] == "":
 			c.EventCreates += v
+		case labels["resource"] == "events" && labels["verb"] == "PATCH" && labels["subresource"] == "":
+			c.EventUpdates += v
 		case labels["resource"] == "pods" && labels["subresource"] == "status" && (labels["verb"] == "PATCH" || labels["verb"] == "PUT"):
 			c.PodStatus += v
 		}

@@ -105,17 +105,17 @@ apiserver_request_terminations_total{code="429"} 7
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Events: both groups' creates, not their patches; pod status: PATCH
+	// Events: both groups' creates, their patches apart; pod status: PATCH
 	// and PUT of every code, not GET.
 	// Every request by verb and resource, codes and groups together.
-	want := results.APICounts{All: 40 + 2 + 5 + 16 + 3 + 1 + 9 + 10 + 1, EventCreates: 42, PodStatus: 20, ByRequest: map[string]float64{
+	want := results.APICounts{All: 40 + 2 + 5 + 16 + 3 + 1 + 9 + 10 + 1, EventCreates: 42, EventUpdates: 5, PodStatus: 20, ByRequest: map[string]float64{
 		"POST events": 42, "PATCH events": 5, "PATCH pods/status": 19, "PUT pods/status": 1, "GET pods/status": 9,
 		"POST pods": 10, "WATCH pods": 1,
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parseAPICounts (-want +got):\n%s", diff)
 	}
-	before := results.APICounts{All: 77, EventCreates: 40, PodStatus: 15, ByRequest: map[string]float64{
+	before := results.APICounts{All: 77, EventCreates: 40, EventUpdates: 5, PodStatus: 15, ByRequest: map[string]float64{
 		"POST events": 40, "PATCH events": 5, "PATCH pods/status": 14, "PUT pods/status": 1, "GET pods/status": 9,
 		"POST pods": 7, "WATCH pods": 1,
 	}}

@@ -69,6 +69,9 @@ type densitySummary struct {
 	// above idle (p50 of the runs). NaN: not counted.
 	TimeWaitReady, TimeWaitPeak           float64
 	APIAll, APIEventCreates, APIPodStatus float64
+	// The events updated per pod above idle over both windows, and over
+	// the second alone (NaN: a run of an older benchmark).
+	APIEventUpdates, APIEventUpdatesWhileGoing float64
 	// The kubelet's calls to the runtime per pod above idle (p50 of the
 	// runs' totals; by operation, p50 of each). NaN: not counted.
 	RuntimeOps               float64
@@ -125,6 +128,7 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 		groups                                        [len(results.ServeGroups)][]float64
 		node, timeWaitReady, timeWaitPeak             []float64
 		apiAll, apiEvents, apiPodStatus               []float64
+		apiEventUpdates, apiEventUpdatesWhileGoing    []float64
 		runtimeOps                                    []float64
 		runtimeOpsByOp                                map[string][]float64
 	}
@@ -180,6 +184,10 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 			a.apiAll = append(a.apiAll, api.All)
 			a.apiEvents = append(a.apiEvents, api.EventCreates)
 			a.apiPodStatus = append(a.apiPodStatus, api.PodStatus)
+			a.apiEventUpdates = append(a.apiEventUpdates, api.EventUpdates)
+		}
+		if v, ok := r.EventUpdatesWhileGoingPerPod(); ok {
+			a.apiEventUpdatesWhileGoing = append(a.apiEventUpdatesWhileGoing, v)
 		}
 		if ops, ok := r.RuntimeOpsPerPod(); ok {
 			a.runtimeOps = append(a.runtimeOps, ops.Total())
@@ -229,6 +237,7 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 		s.NodePerPodMin, s.NodePerPodMax = minMax(a.node)
 		s.TimeWaitReady, s.TimeWaitPeak = p50(a.timeWaitReady), p50(a.timeWaitPeak)
 		s.APIAll, s.APIEventCreates, s.APIPodStatus = p50(a.apiAll), p50(a.apiEvents), p50(a.apiPodStatus)
+		s.APIEventUpdates, s.APIEventUpdatesWhileGoing = p50(a.apiEventUpdates), p50(a.apiEventUpdatesWhileGoing)
 		s.RuntimeOps = p50(a.runtimeOps)
 		for op, vs := range a.runtimeOpsByOp {
 			if s.RuntimeOpsByOp == nil {
@@ -315,7 +324,12 @@ const densityNodeNote = "What the node spends on the same runs (p50 of the runs 
 	"  the first create to the last pod gone.\n" +
 	"- *API requests per pod above idle*: `apiserver_request_total` of the API server over the same two windows (read\n" +
 	"  outside them), less its idle rate, divided by N: events created (POST events), the pods' status writes (PATCH\n" +
-	"  or PUT pods/status) and every request (the benchmark's creates, delete and watch included).\n" +
+	"  or PUT pods/status) and every request (the benchmark's creates, delete and watch included). *Event updates*:\n" +
+	"  events patched (PATCH events), which is what a recorder does when it sees an event again (it raises the count\n" +
+	"  of the event it created), e.g. for a readiness probe that fails every period; in brackets, those of the second\n" +
+	"  window alone, while the pods go: upstream keeps probing readiness while a pod terminates, and a container its\n" +
+	"  pod's deletion has stopped fails the probe each period until the kubelet sees it exit (runs of older\n" +
+	"  benchmarks counted the updates only over both windows, with no idle rate: an idle node patches no event).\n" +
 	"- *The kubelet's runtime calls per pod above idle*: `kubelet_runtime_operations_total` of the kubelet over the same\n" +
 	"  two windows (read outside them), less its idle rate, divided by N: `ListPodSandbox` (each relist starts with one:\n" +
 	"  the node's periodic relist, in the idle rate, and the relists of one pod the kubelet asks for after a sync that\n" +
@@ -337,8 +351,8 @@ func densityNodeTable(w io.Writer, sums []densitySummary) {
 	for _, g := range results.ServeGroups {
 		head += " " + g.Label + " |"
 	}
-	fmt.Fprintln(w, head+" node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all | the kubelet's runtime calls/pod: ListPodSandbox / all |")
-	fmt.Fprintln(w, "| --- | ---: |"+strings.Repeat(" ---: |", len(results.ServeGroups)+4))
+	fmt.Fprintln(w, head+" node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all | event updates/pod (while the pods go) | the kubelet's runtime calls/pod: ListPodSandbox / all |")
+	fmt.Fprintln(w, "| --- | ---: |"+strings.Repeat(" ---: |", len(results.ServeGroups)+5))
 	count := func(v float64) string {
 		if math.IsNaN(v) {
 			return "—"
@@ -372,11 +386,18 @@ func densityNodeTable(w io.Writer, sums []densitySummary) {
 		if !math.IsNaN(s.APIAll) {
 			api = fmt.Sprintf("%s / %s / %s", perPod(s.APIEventCreates), perPod(s.APIPodStatus), perPod(s.APIAll))
 		}
+		updates := "—"
+		if !math.IsNaN(s.APIEventUpdates) {
+			updates = perPod(s.APIEventUpdates)
+			if !math.IsNaN(s.APIEventUpdatesWhileGoing) {
+				updates += " (" + perPod(s.APIEventUpdatesWhileGoing) + ")"
+			}
+		}
 		ops := "—"
 		if !math.IsNaN(s.RuntimeOps) {
 			ops = fmt.Sprintf("%s / %s", perPod(s.RuntimeOpsByOp["list_podsandbox"]), perPod(s.RuntimeOps))
 		}
-		fmt.Fprintf(w, "%s %s | %s / %s | %s | %s |\n", row, node, count(s.TimeWaitReady), count(s.TimeWaitPeak), api, ops)
+		fmt.Fprintf(w, "%s %s | %s / %s | %s | %s | %s |\n", row, node, count(s.TimeWaitReady), count(s.TimeWaitPeak), api, updates, ops)
 	}
 }
 
@@ -777,6 +798,10 @@ func densityJSON(runs []results.DensityRun, sums []densitySummary) ([]byte, erro
 		APIAllPerPod    *float64            `json:"apiRequestsPerPod"`
 		APIEventsPerPod *float64            `json:"apiEventCreatesPerPod"`
 		APIStatusPerPod *float64            `json:"apiPodStatusWritesPerPod"`
+		// The events updated per pod, over both windows and while the
+		// pods go.
+		APIEventUpdatesPerPod      *float64 `json:"apiEventUpdatesPerPod"`
+		APIEventUpdatesGoingPerPod *float64 `json:"apiEventUpdatesWhileGoingPerPod"`
 		// The kubelet's runtime calls per pod above idle, all and by
 		// operation (kubelet_runtime_operations_total's operation_type).
 		RuntimeCallsPerPod   *float64            `json:"runtimeCallsPerPod"`
@@ -793,7 +818,8 @@ func densityJSON(runs []results.DensityRun, sums []densitySummary) ([]byte, erro
 			APrimePods: len(s.APrimes), KubeletCPUPerPod: num(s.KubeletPerPod), ContainerdPerPod: num(s.ContainerdPerPod),
 			GroupCPUPerPod: map[string]*float64{}, NodeCPUPerPod: num(s.NodePerPod),
 			TimeWaitReady: num(s.TimeWaitReady), TimeWaitPeak: num(s.TimeWaitPeak),
-			APIAllPerPod: num(s.APIAll), APIEventsPerPod: num(s.APIEventCreates), APIStatusPerPod: num(s.APIPodStatus)}
+			APIAllPerPod: num(s.APIAll), APIEventsPerPod: num(s.APIEventCreates), APIStatusPerPod: num(s.APIPodStatus),
+			APIEventUpdatesPerPod: num(s.APIEventUpdates), APIEventUpdatesGoingPerPod: num(s.APIEventUpdatesWhileGoing)}
 		for i, g := range results.ServeGroups {
 			js.GroupCPUPerPod[g.Cgroup] = num(s.GroupPerPod[i])
 		}

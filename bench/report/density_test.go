@@ -56,6 +56,7 @@ func TestSummarizeDensity(t *testing.T) {
 		s.NodePerPod, s.NodePerPodMin, s.NodePerPodMax = nan, nan, nan
 		s.TimeWaitReady, s.TimeWaitPeak = nan, nan
 		s.APIAll, s.APIEventCreates, s.APIPodStatus = nan, nan, nan
+		s.APIEventUpdates, s.APIEventUpdatesWhileGoing = nan, nan
 		s.RuntimeOps = nan
 		return s
 	}
@@ -102,11 +103,11 @@ func TestSummarizeDensity(t *testing.T) {
 	// containerd's daemon alone in brackets, nothing else measured.
 	b.Reset()
 	densityNodeTable(&b, got)
-	wantNode := "| way | pods | kubelet | containerd + shims + runc | kube-apiserver | etcd | node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all | the kubelet's runtime calls/pod: ListPodSandbox / all |\n" +
-		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
-		"| `fork/annotated` | 10 | 60.0 | — | — | — | — | — / — | — | — |\n" +
-		"| `fork/annotated` | 30 | 70.0 | — | — | — | — | — / — | — | — |\n" +
-		"| `fork/no-sidecars` | 10 | 40.0 | — | — | — | — | — / — | — | — |\n"
+	wantNode := "| way | pods | kubelet | containerd + shims + runc | kube-apiserver | etcd | node, CPU ms/pod (range) | TIME_WAIT at Ready / peak | API requests/pod: events / pod status / all | event updates/pod (while the pods go) | the kubelet's runtime calls/pod: ListPodSandbox / all |\n" +
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| `fork/annotated` | 10 | 60.0 | — | — | — | — | — / — | — | — | — |\n" +
+		"| `fork/annotated` | 30 | 70.0 | — | — | — | — | — / — | — | — | — |\n" +
+		"| `fork/no-sidecars` | 10 | 40.0 | — | — | — | — | — / — | — | — | — |\n"
 	if diff := cmp.Diff(wantNode, b.String()); diff != "" {
 		t.Errorf("densityNodeTable (-want +got):\n%s", diff)
 	}
@@ -357,7 +358,7 @@ func TestDensityOldRunLine(t *testing.T) {
 	sums := summarizeDensity(runs)
 	var b strings.Builder
 	densityNodeTable(&b, sums)
-	want := "| `fork/annotated` | 10 | 74.0 | — (daemon alone 42.0) | — | — | — | — / — | — | — |\n"
+	want := "| `fork/annotated` | 10 | 74.0 | — (daemon alone 42.0) | — | — | — | — / — | — | — | — |\n"
 	if !strings.HasSuffix(b.String(), want) {
 		t.Errorf("densityNodeTable of an old run:\n%s\nwant the row\n%s", b.String(), want)
 	}
@@ -372,7 +373,7 @@ func TestDensityOldRunLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := doc.Summaries[0]
-	for _, k := range []string{"nodeCpuMsPerPodAboveIdle", "timeWaitAtReady", "timeWaitPeak", "apiRequestsPerPod", "apiEventCreatesPerPod", "apiPodStatusWritesPerPod", "runtimeCallsPerPod"} {
+	for _, k := range []string{"nodeCpuMsPerPodAboveIdle", "timeWaitAtReady", "timeWaitPeak", "apiRequestsPerPod", "apiEventCreatesPerPod", "apiPodStatusWritesPerPod", "apiEventUpdatesPerPod", "apiEventUpdatesWhileGoingPerPod", "runtimeCallsPerPod"} {
 		if v, ok := s[k]; !ok || v != nil {
 			t.Errorf("density.json %s = %v (present %v), want null", k, v, ok)
 		}
@@ -390,7 +391,7 @@ func TestDensityNodeTableAndIdleLine(t *testing.T) {
 	sums := summarizeDensity([]results.DensityRun{a, b})
 	var sb strings.Builder
 	densityNodeSection(&sb, sums)
-	want := "| `fork/annotated` | 10 | 74.0 | 177 | 58.0 | 14.0 | 323 (323–333) | 300 / 420 | 6.0 / 5.0 / 19.0 | 4.8 / 17.5 |\n\n"
+	want := "| `fork/annotated` | 10 | 74.0 | 177 | 58.0 | 14.0 | 323 (323–333) | 300 / 420 | 6.0 / 5.0 / 19.0 | 3.2 (3.0) | 4.8 / 17.5 |\n\n"
 	if !strings.HasSuffix(sb.String(), want) || !strings.HasPrefix(sb.String(), densityNodeNote) {
 		t.Errorf("densityNodeSection:\n%s\nwant the note, then a table ending in\n%s", sb.String(), want)
 	}

@@ -55,12 +55,17 @@ type DensitySockets struct {
 
 // APICounts are the API server's requests since it started
 // (apiserver_request_total, every code): all of them, the events created
-// (resource events, POST: one per event a component records) and the
-// pods' status writes (pods/status, PATCH or PUT: the kubelet's status
-// manager).
+// (resource events, POST: one per event a component records), the events
+// updated (resource events, PATCH: a recorder that sees an event again
+// raises the count of the one it created, e.g. a readiness probe that
+// fails every period) and the pods' status writes (pods/status, PATCH or
+// PUT: the kubelet's status manager).
 type APICounts struct {
 	All          float64 `json:"all"`
 	EventCreates float64 `json:"eventCreates"`
+	// EventUpdates: none at the marks of older runs, which did not count
+	// them apart (their ByRequest has them, over both windows).
+	EventUpdates float64 `json:"eventUpdates,omitempty"`
 	PodStatus    float64 `json:"podStatus"`
 	// ByRequest: every count by "VERB resource[/subresource]". Not written
 	// at each mark (the API server's cumulative counts of every kind of
@@ -71,7 +76,8 @@ type APICounts struct {
 
 // Sub is c - o; ByRequest keeps the requests that changed.
 func (c APICounts) Sub(o APICounts) APICounts {
-	d := APICounts{All: c.All - o.All, EventCreates: c.EventCreates - o.EventCreates, PodStatus: c.PodStatus - o.PodStatus}
+	d := APICounts{All: c.All - o.All, EventCreates: c.EventCreates - o.EventCreates,
+		EventUpdates: c.EventUpdates - o.EventUpdates, PodStatus: c.PodStatus - o.PodStatus}
 	for k, v := range c.ByRequest {
 		if v != o.ByRequest[k] {
 			if d.ByRequest == nil {
@@ -149,11 +155,42 @@ func (r DensityRun) APIPerPod() (APICounts, bool) {
 	end := a.Gone.Sub(a.Delete)
 	idle := *r.Idle.API
 	per := func(g, e, i float64) float64 { return perPodAboveIdle(g+e, wall, i, r.Idle.Seconds, r.N) }
+	updated, updatedAtEnd := gained.EventUpdates, end.EventUpdates
+	if !r.eventUpdatesAtMarks() {
+		// An older run: its windows' requests by kind have them, its idle
+		// span did not count them (an idle node patches no event).
+		updated, updatedAtEnd = a.ByRequest[eventUpdateKind], 0
+	}
 	return APICounts{
 		All:          per(gained.All, end.All, idle.All),
 		EventCreates: per(gained.EventCreates, end.EventCreates, idle.EventCreates),
+		EventUpdates: per(updated, updatedAtEnd, idle.EventUpdates),
 		PodStatus:    per(gained.PodStatus, end.PodStatus, idle.PodStatus),
 	}, true
+}
+
+// eventUpdateKind is the event updates' key in APICounts.ByRequest.
+const eventUpdateKind = "PATCH events"
+
+// eventUpdatesAtMarks reports whether the run counted the event updates
+// at its marks: runs of older benchmarks have them only in ByRequest.
+func (r DensityRun) eventUpdatesAtMarks() bool {
+	a := r.API
+	return a.ByRequest[eventUpdateKind] == 0 || a.Gone.EventUpdates > 0
+}
+
+// EventUpdatesWhileGoingPerPod are the events updated per pod above idle
+// in the run's second window alone (delete → gone and the node's
+// settling): the readiness probes that fail, every period, at containers
+// that their pod's deletion has stopped while the kubelet still sees them
+// running. False when the run did not count them at its marks.
+func (r DensityRun) EventUpdatesWhileGoingPerPod() (float64, bool) {
+	a, c := r.API, r.CPU
+	if a == nil || r.Idle.API == nil || r.N == 0 || r.Idle.Seconds <= 0 || c.Delete.At == 0 || c.Gone.At == 0 || !r.eventUpdatesAtMarks() {
+		return math.NaN(), false
+	}
+	wall := float64(c.Gone.At-c.Delete.At) / 1e9
+	return perPodAboveIdle(a.Gone.EventUpdates-a.Delete.EventUpdates, wall, r.Idle.API.EventUpdates, r.Idle.Seconds, r.N), true
 }
 
 // RuntimeOps are the kubelet's calls to the container runtime by

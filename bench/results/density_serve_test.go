@@ -49,11 +49,43 @@ func TestDensityRunWholeNode(t *testing.T) {
 		t.Errorf("KubeletFigureMs = %v, want the cgroup's 74", v)
 	}
 	// Requests: 150 + 70 over the windows, less 6 s at 5/s, per pod;
-	// events 40 + 20 and status writes 30 + 20, none at idle.
+	// events created 40 + 20, updated 2 + 30 and status writes 30 + 20,
+	// none at idle.
 	api, ok := r.APIPerPod()
-	if diff := cmp.Diff(results.APICounts{All: 19, EventCreates: 6, PodStatus: 5}, api, approx); !ok || diff != "" {
+	if diff := cmp.Diff(results.APICounts{All: 19, EventCreates: 6, EventUpdates: 3.2, PodStatus: 5}, api, approx); !ok || diff != "" {
 		t.Errorf("APIPerPod (-want +got), ok %v:\n%s", ok, diff)
 	}
+	// The updates while the pods go: 30 over 2 s, per pod.
+	if v, ok := r.EventUpdatesWhileGoingPerPod(); !ok || math.Abs(v-3) > 1e-9 {
+		t.Errorf("EventUpdatesWhileGoingPerPod = %v, %v; want 3, true", v, ok)
+	}
+	// With an idle rate (5 over 10 s): 1 less over those 2 s, 3 less over
+	// both windows' 6 s.
+	r.Idle.API.EventUpdates = 5
+	if v, _ := r.EventUpdatesWhileGoingPerPod(); math.Abs(v-2.9) > 1e-9 {
+		t.Errorf("EventUpdatesWhileGoingPerPod above an idle rate = %v, want 2.9", v)
+	}
+	if api, _ := r.APIPerPod(); math.Abs(api.EventUpdates-2.9) > 1e-9 {
+		t.Errorf("APIPerPod's event updates above an idle rate = %v, want 2.9", api.EventUpdates)
+	}
+	// A run of an older benchmark counted the updates only by kind, over
+	// both windows: the total from there, none while the pods go.
+	r = benchtest.WholeNodeRun()
+	for _, m := range []*results.APICounts{&r.API.Start, &r.API.Ready, &r.API.Delete, &r.API.Gone} {
+		m.EventUpdates = 0
+	}
+	if api, _ := r.APIPerPod(); math.Abs(api.EventUpdates-3.2) > 1e-9 {
+		t.Errorf("APIPerPod's event updates of an older run = %v, want 3.2 from its requests by kind", api.EventUpdates)
+	}
+	if v, ok := r.EventUpdatesWhileGoingPerPod(); ok || !math.IsNaN(v) {
+		t.Errorf("EventUpdatesWhileGoingPerPod of an older run = %v, %v; want NaN, false", v, ok)
+	}
+	// A run that patched no event at all counted none at its marks, alike.
+	delete(r.API.ByRequest, "PATCH events")
+	if v, ok := r.EventUpdatesWhileGoingPerPod(); !ok || v != 0 {
+		t.Errorf("EventUpdatesWhileGoingPerPod of a run without updates = %v, %v; want 0, true", v, ok)
+	}
+	r = benchtest.WholeNodeRun()
 
 	// Runtime calls: what each operation gained over the 6 s, less 6 s at
 	// its idle rate, per pod; the image list, which only the idle span saw,

@@ -108,8 +108,9 @@ func WholeNodeRun() results.DensityRun {
 			Delete: mark(105, 10.6, 6.1, 20.5, 8.1), Gone: mark(107, 10.9, 6.9, 20.8, 8.2),
 		},
 		API: &results.DensityAPI{
-			Start: results.APICounts{All: 1000, EventCreates: 100, PodStatus: 200}, Ready: results.APICounts{All: 1150, EventCreates: 140, PodStatus: 230},
-			Delete: results.APICounts{All: 1160, EventCreates: 140, PodStatus: 230}, Gone: results.APICounts{All: 1230, EventCreates: 160, PodStatus: 250},
+			Start: results.APICounts{All: 1000, EventCreates: 100, EventUpdates: 10, PodStatus: 200}, Ready: results.APICounts{All: 1150, EventCreates: 140, EventUpdates: 12, PodStatus: 230},
+			Delete: results.APICounts{All: 1160, EventCreates: 140, EventUpdates: 12, PodStatus: 230}, Gone: results.APICounts{All: 1230, EventCreates: 160, EventUpdates: 42, PodStatus: 250},
+			ByRequest: map[string]float64{"POST events": 60, "PATCH events": 32, "PATCH pods/status": 50, "GET pods": 128},
 		},
 		TimeWait:   &results.DensitySockets{Start: 12, Ready: 300, Peak: 420},
 		RuntimeOps: results.RuntimeOps{"list_podsandbox": 60, "list_containers": 40, "container_status": 100},
