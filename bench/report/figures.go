@@ -79,7 +79,7 @@ func parseRunInfo(meta string) (runInfo, error) {
 		case metaGatesRe.MatchString(line) && ri.Beside == "":
 			m := metaGatesRe.FindStringSubmatch(line)
 			gates := m[2]
-			if gates == "" {
+			if gates == "" { // runs from before make bench wrote it out
 				gates = "upstream's defaults"
 			}
 			// Each turn of a kubelet (the density runs take turns) records

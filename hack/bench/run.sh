@@ -312,8 +312,14 @@ restart_kubelet() { # BINARY
   log "running the kubelet $("$1" --version | cut -d' ' -f2)"
   KUBELET_IMAGE_GC_HIGH=100 KUBELET_EVICTION_HARD="$eviction" KUBELET_BIN="$1" "$ROOT/hack/kubelet-restart.sh" > "$work/kubelet-restart.log" 2>&1 ||
     { cat "$work/kubelet-restart.log" >&2; die "kubelet-restart.sh failed"; }
-  # "... (Kubernetes vX, pid N, feature gates: A:true,B:true) in Ns"
-  echo "Feature gates of the kubelet $("$1" --version | cut -d' ' -f2): $(sed -n 's/.*feature gates: \(.*\)) in [0-9]*s$/\1/p' "$work/kubelet-restart.log" | tail -1)." >> "$work/meta.md"
+  # "... (Kubernetes vX, pid N, feature gates: A:true,B:true) in Ns"; the
+  # density runs restart each kubelet for every turn: one line per
+  # kubelet and configuration.
+  local gates
+  gates="$(sed -n 's/.*feature gates: \(.*\)) in [0-9]*s$/\1/p' "$work/kubelet-restart.log" | tail -1)"
+  [ -n "$gates" ] || gates="upstream's defaults"
+  gates="Feature gates of the kubelet $("$1" --version | cut -d' ' -f2): $gates."
+  grep -qxF "$gates" "$work/meta.md" 2> /dev/null || echo "$gates" >> "$work/meta.md"
 }
 current_kubelet=""
 gobench_file=""
