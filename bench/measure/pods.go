@@ -123,12 +123,13 @@ func podFor(w results.Way, kind string, n int, name string) *v1.Pod {
 			sidecars[i].ReadinessProbe = httpProbe(8081+i, period)
 		}
 		pod.Spec.Containers = append(sidecars, app)
-	case "native-startup", "native-wait-ready":
+	case "native-startup", "native-startup-ready", "native-wait-ready":
 		for i := range sidecars {
 			sidecars[i].RestartPolicy = ptr.To(v1.ContainerRestartPolicyAlways)
-			if w.Style == "native-startup" {
+			if w.Style != "native-wait-ready" {
 				sidecars[i].StartupProbe = httpProbe(8081+i, period)
-			} else {
+			}
+			if w.Style != "native-startup" {
 				sidecars[i].ReadinessProbe = httpProbe(8081+i, period)
 			}
 		}

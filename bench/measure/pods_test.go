@@ -39,6 +39,7 @@ func TestPodFor(t *testing.T) {
 		{"fork/annotated", results.KindService, 3, 0, 4, "sc1,sc2,sc3", v1.RestartPolicyAlways, false},
 		{"fork/native-startup", results.KindJob, 1, 1, 1, "", v1.RestartPolicyNever, false},
 		{"fork/native-wait-ready", results.KindService, 5, 5, 1, "true", v1.RestartPolicyAlways, false},
+		{"upstream/native-startup-ready", results.KindService, 1, 1, 1, "", v1.RestartPolicyAlways, false},
 		{"fork/poststart", results.KindJob, 1, 0, 2, "", v1.RestartPolicyNever, true},
 		{"upstream/no-sidecars", results.KindJob, 1, 0, 1, "", v1.RestartPolicyNever, false},
 		{"upstream/no-sidecars", results.KindService, 3, 0, 4, "", v1.RestartPolicyAlways, false},
@@ -115,6 +116,33 @@ func TestJobRunTime(t *testing.T) {
 	}
 	if want := jobRunTime("w0-job1-r0-1").String(); exitAfter != want {
 		t.Errorf("the Job app's EXIT_AFTER is %q, want %q", exitAfter, want)
+	}
+}
+
+// TestPodForNativeProbes: which probes the native sidecars of each way
+// carry. The app waits for the startup probe where there is one; a mesh
+// proxy's readiness probe beside it runs for the pod's life.
+func TestPodForNativeProbes(t *testing.T) {
+	for _, tt := range []struct {
+		way                string
+		startup, readiness bool
+	}{
+		{"upstream/native-startup", true, false},
+		{"upstream/native-startup-ready", true, true},
+		{"fork/native-wait-ready", false, true},
+	} {
+		w, _ := results.WayByName(tt.way)
+		for _, kind := range []string{results.KindService, results.KindJob} {
+			p := podFor(w, kind, 2, "p")
+			for _, c := range p.Spec.InitContainers {
+				if got := [2]bool{c.StartupProbe != nil, c.ReadinessProbe != nil}; got != [2]bool{tt.startup, tt.readiness} {
+					t.Errorf("%s, %s pod, %s: startup and readiness probes %v, want %v", tt.way, kind, c.Name, got, [2]bool{tt.startup, tt.readiness})
+				}
+			}
+		}
+		if got := w.WaitedOnProbe(); (got == "Startup") != tt.startup {
+			t.Errorf("%s: WaitedOnProbe() = %q", tt.way, got)
+		}
 	}
 }
 

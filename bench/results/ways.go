@@ -22,7 +22,7 @@ import "fmt"
 type Way struct {
 	Name    string // e.g. "fork/annotated"
 	Kubelet string // "fork" or "upstream"
-	Style   string // annotated, native-startup, native-wait-ready, poststart, none
+	Style   string // annotated, native-startup, native-startup-ready, native-wait-ready, poststart, none
 	About   string
 	// Period is the periodSeconds of the sidecars' probes: 1, or 10 for a
 	// probe left to the API's defaults (periodSeconds 10, timeoutSeconds 1,
@@ -42,6 +42,10 @@ var Ways = []Way{
 	{"fork/poststart-p10", "fork", "poststart", "the same with the readiness probe's defaults (periodSeconds 10); the hook polls as before", 10},
 	{"fork/no-sidecars", "fork", "none", "the same containers without any ordering (baseline)", 1},
 	{"upstream/native-startup", "upstream", "native-startup", "native sidecars, startup probe, unpatched kubelet", 1},
+	// A mesh proxy's injected container carries a readiness probe (Istio's
+	// injection template does), which upstream runs for the pod's life and
+	// through its termination; the app waits for the startup probe.
+	{"upstream/native-startup-ready", "upstream", "native-startup-ready", "native sidecars, startup probe and a readiness probe beside it (both periodSeconds 1), unpatched kubelet", 1},
 	{"upstream/no-sidecars", "upstream", "none", "no ordering, unpatched kubelet (baseline)", 1},
 }
 
@@ -55,7 +59,7 @@ func (w Way) WaitedOnProbe() string {
 	switch w.Style {
 	case "none", "":
 		return ""
-	case "native-startup":
+	case "native-startup", "native-startup-ready":
 		return "Startup"
 	}
 	return "Readiness"
