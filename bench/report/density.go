@@ -114,6 +114,14 @@ func wayOrder(name string) int {
 	return len(results.Ways)
 }
 
+// sameProbeWay is upstream's native sidecars with a readiness probe beside
+// the startup probe their app waits for, as a mesh proxy is injected: the
+// goals compare the fork's ways with upstream/native-startup, whose
+// sidecar has no readiness probe, and show this way's figures beside
+// where a run has them (docs/benchmarks.md: the readiness probe's cost
+// while pods terminate is upstream's).
+const sameProbeWay = "upstream/native-startup-ready"
+
 // summarizeDensity groups the runs by way and pod count, in the order of
 // Ways, then by pod count.
 func summarizeDensity(runs []results.DensityRun) []densitySummary {
@@ -627,7 +635,14 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 			for _, n := range ns {
 				s := get(way, n)
 				if up := get("upstream/native-startup", n); up != nil && hasNode(up) {
-					part := fmt.Sprintf("%s ms at %d pods (`upstream/native-startup` %s)", nodeCPURange(s), n, nodeCPURange(up))
+					part := fmt.Sprintf("%s ms at %d pods (`upstream/native-startup` %s", nodeCPURange(s), n, nodeCPURange(up))
+					// Upstream's native sidecars with the readiness probe
+					// the fork's ways wait on, where the run has them:
+					// shown beside, the verdict as written.
+					if sameProbe := get(sameProbeWay, n); sameProbe != nil && hasNode(sameProbe) {
+						part += fmt.Sprintf("; `%s` %s", sameProbeWay, nodeCPURange(sameProbe))
+					}
+					part += ")"
 					few := fewRuns(s, up)
 					if few {
 						part += notJudged
@@ -642,8 +657,14 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 				part := fmt.Sprintf("%d pods against %d: %s against %s ms", large.N, small.N, results.FormatMS(large.NodePerPod), results.FormatMS(small.NodePerPod))
 				// Upstream's own per-pod cost grows with N too: shown
 				// beside, the verdict as written.
-				if a, b := get("upstream/native-startup", small.N), get("upstream/native-startup", large.N); a != nil && b != nil && hasNode(a) && hasNode(b) {
-					part += fmt.Sprintf(" (`upstream/native-startup` %s against %s)", results.FormatMS(b.NodePerPod), results.FormatMS(a.NodePerPod))
+				var grow []string
+				for _, up := range []string{"upstream/native-startup", sameProbeWay} {
+					if a, b := get(up, small.N), get(up, large.N); a != nil && b != nil && hasNode(a) && hasNode(b) {
+						grow = append(grow, fmt.Sprintf("`%s` %s against %s", up, results.FormatMS(b.NodePerPod), results.FormatMS(a.NodePerPod)))
+					}
+				}
+				if len(grow) > 0 {
+					part += " (" + strings.Join(grow, "; ") + ")"
 				}
 				few := fewRuns(small, large)
 				if few {
@@ -687,6 +708,9 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 			}
 			if len(against) == 0 {
 				continue
+			}
+			if r := get(sameProbeWay, n); r != nil && hasReady(r) { // beside, not in the verdict
+				against = append(against, fmt.Sprintf("beside: `%s` %s s", sameProbeWay, allReadyRange(r)))
 			}
 			part := fmt.Sprintf("%s s at %d pods (%s)", allReadyRange(s), n, strings.Join(against, ", "))
 			if few {

@@ -454,6 +454,28 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 			"no: 160 ms at 10 pods (`fork/poststart` 160); 900 ms at 110 pods (`fork/poststart` 950)",
 		},
 	}, {
+		// Upstream's native sidecars with a readiness probe, where the run
+		// has them: beside the rivals, never in the verdict (the fork
+		// misses against upstream/native-startup, and is cheaper and
+		// earlier than this way).
+		name: "the same probe's way shown beside",
+		sums: []densitySummary{
+			sum("fork/annotated", 10, 3, 4, 70, nan),
+			sum("fork/annotated", 110, 3, 43, 112, nan),
+			sum("upstream/native-startup", 10, 3, 4.5, 70, nan),
+			sum("upstream/native-startup", 110, 3, 42, 100, nan),
+			sum("upstream/native-startup-ready", 10, 3, 4.5, 72, nan),
+			sum("upstream/native-startup-ready", 110, 3, 44, 116, nan),
+		},
+		want: []string{
+			"no: 70.0 ms at 10 pods (`upstream/native-startup` 70.0; `upstream/native-startup-ready` 72.0); " +
+				"112 ms at 110 pods (`upstream/native-startup` 100; `upstream/native-startup-ready` 116); " +
+				"110 pods against 10: 112 against 70.0 ms (`upstream/native-startup` 100 against 70.0; `upstream/native-startup-ready` 116 against 72.0)",
+			"no: 4.00 s at 10 pods (`upstream/native-startup` 4.50 s, beside: `upstream/native-startup-ready` 4.50 s); " +
+				"43.00 s at 110 pods (`upstream/native-startup` 42.00 s, beside: `upstream/native-startup-ready` 44.00 s)",
+			"—: —",
+		},
+	}, {
 		name: "more per pod at the largest N than at the smallest",
 		sums: []densitySummary{
 			sum("fork/annotated", 10, 3, 4, 90, nan),
