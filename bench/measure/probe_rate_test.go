@@ -110,7 +110,11 @@ func probeRatePodNeverTurnsReadyNorGivesUp(t *testing.T, w results.Way, exec boo
 	}
 	// A mesh proxy's native sidecar has both; the app waits on its
 	// startup probe (results.Way.WaitedOnProbe).
-	if want := map[bool]int{false: 1, true: 2}[w.Style == "native-startup-ready"]; probes != want {
+	want := 1
+	if w.Style == "native-startup-ready" {
+		want = 2
+	}
+	if probes != want {
 		t.Errorf("%d probes on the sidecar, want %d", probes, want)
 	}
 	if pod.Labels["bench.sidecar-kubelet.io/probe-rate"] != "true" || pod.Labels["bench.sidecar-kubelet.io"] != "true" {
