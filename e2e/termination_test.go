@@ -19,6 +19,7 @@ limitations under the License.
 package e2e
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -340,5 +341,42 @@ var _ = Describe("Termination", func() {
 		// Native sidecars keep upstream's timing: preStop at termination start.
 		expectTimeline("12", tl, HappenBefore(First("n1", "prestop:hook-start"), First("app", "exiting")))
 		expectTimeline("12", StatusTimeline(p), StopInOrder("app", "a2", "a1", "n2", "n1"))
+	})
+
+	It("[rule 12] ends the readiness of an app that has exited and of a sidecar at its turn: no probe fails against them while the pod goes", func(ctx SpecContext) {
+		// The app exits at its SIGTERM; then the proxy, at its turn,
+		// answers its readiness probe 503 and drains for 3 s. The kubelet
+		// writes the pod's status once the whole kill is over, so until
+		// then the probe workers read that both run. Without the end of
+		// their readiness every run fails, the app's against its closed
+		// port and the proxy's with 503: an Unhealthy event each second
+		// for each.
+		pod := cluster.CreatePod(ctx, ns, NewPod("readiness-end",
+			TerminationGracePeriod(30),
+			AnnotatedSidecars("proxy"),
+			Containers(
+				TestServer("app", Readiness()),
+				TestServer("proxy", Readiness(), Env("DRAIN=3s", "UNREADY_ON_SIGTERM=true")),
+			)))
+		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
+			g.Expect(IsPodReady(p)).To(BeTrue(), "pod not ready")
+		})
+		// Failures while the pod started (a probe before the server
+		// listened) are not the termination's.
+		before := EventCount(cluster.PodEvents(ctx, pod, "Unhealthy"))
+
+		logs := cluster.FollowLogs(ctx, pod)
+		cluster.DeletePod(ctx, pod)
+		cluster.WaitTerminated(ctx, pod, 2*time.Minute)
+		tl := logs.Wait(ctx, time.Minute)
+		// The window in which the probes would have failed: the app gone,
+		// the proxy draining.
+		expectTimeline("12", tl, HappenInOrder(
+			First("app", "exiting"), First("proxy", "sigterm"), First("proxy", "exiting")))
+		Consistently(ctx, func() int { return EventCount(cluster.PodEvents(ctx, pod, "Unhealthy")) }).
+			WithTimeout(5*time.Second).Should(Equal(before), func() string {
+			return fmt.Sprintf("contract rule 12: readiness probes failed while the pod went: %s",
+				DescribeEvents(cluster.PodEvents(ctx, pod, "Unhealthy")))
+		})
 	})
 })

@@ -83,6 +83,38 @@ func (l Layout) TerminationOrder(pod *v1.Pod) TerminationOrder {
 	return order
 }
 
+// ReadinessEnd is when an ordered termination ends a container's readiness:
+// from then on its readiness is Failure and its readiness probe does not run
+// again, as for a container that is not running. The kubelet writes the
+// pod's status only once the whole kill is over, which on a busy node is
+// seconds after the containers have exited; until then the probe worker
+// sees them running, and every run of their probe fails and is a Warning
+// event (kubernetes#25149, #122824): about one a second for each probed
+// container of each pod that goes.
+type ReadinessEnd int
+
+const (
+	// ReadinessEndsAtExit ends it once the container has exited. An app
+	// container drains after its SIGTERM, and meanwhile its readiness probe
+	// says whether it still serves (kubernetes#110309).
+	ReadinessEndsAtExit ReadinessEnd = iota
+	// ReadinessEndsAtStop ends it when the kubelet stops the container,
+	// after its preStop hook: a sidecar's turn comes once the apps have
+	// exited (or at the deadline), and from then on its readiness gates no
+	// app and no traffic of the pod's.
+	ReadinessEndsAtStop
+)
+
+// ReadinessEnd says when the readiness of the named container ends in a
+// termination in this order: at its stop for a sidecar, at its exit for
+// every other container.
+func (o TerminationOrder) ReadinessEnd(container string) ReadinessEnd {
+	if _, sidecar := o.After[container]; sidecar {
+		return ReadinessEndsAtStop
+	}
+	return ReadinessEndsAtExit
+}
+
 // BootClock is a reading of the node's boot clock: the time since the node
 // booted (Linux's CLOCK_BOOTTIME), which no step of the wall clock moves,
 // and the boot it counts from. Every process of the node reads the same

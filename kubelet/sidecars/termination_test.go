@@ -180,6 +180,32 @@ func TestTerminationOrder(t *testing.T) {
 	}
 }
 
+func TestReadinessEnd(t *testing.T) {
+	pod := newPod([]string{"init"}, []string{"n1", "n2"}, []string{"a", "x", "y"})
+	order := Layout{Sidecars: []string{"a"}}.TerminationOrder(pod)
+	got := map[string]ReadinessEnd{}
+	for _, name := range []string{"init", "n1", "n2", "a", "x", "y", "not-in-the-pod"} {
+		got[name] = order.ReadinessEnd(name)
+	}
+	want := map[string]ReadinessEnd{
+		// Sidecars, annotated and native: at their stop, once the apps
+		// have exited.
+		"a":  ReadinessEndsAtStop,
+		"n1": ReadinessEndsAtStop,
+		"n2": ReadinessEndsAtStop,
+		// Apps drain after their SIGTERM: at their exit.
+		"x": ReadinessEndsAtExit,
+		"y": ReadinessEndsAtExit,
+		// A plain init container never runs in a termination, and a name
+		// the pod does not have never stops: at their exit, that is never.
+		"init":           ReadinessEndsAtExit,
+		"not-in-the-pod": ReadinessEndsAtExit,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReadinessEnd() mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestTerminationOrderListsAreIndependent(t *testing.T) {
 	layout := Layout{Sidecars: []string{"a", "b"}}
 	pod := newPod(nil, []string{"n1", "n2"}, []string{"a", "b", "x", "y", "z"})

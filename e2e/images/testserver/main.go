@@ -42,6 +42,8 @@ limitations under the License.
 //	                request by request (never three 200s in a row)
 //	UNHEALTHY_AFTER /healthz answers 500 from this long after the start
 //	DRAIN           on SIGTERM, keep serving this long, then exit (default 0)
+//	UNREADY_ON_SIGTERM "true": from SIGTERM on, /ready answers 503 (a proxy
+//	                that drains fails its readiness, as Envoy's does)
 //	TERM_EXIT_CODE  exit code after SIGTERM and drain (default 0)
 //	IGNORE_SIGTERM  "true": log SIGTERM and go on (only SIGKILL stops it)
 //	EXIT_AFTER      job mode: exit with EXIT_CODE after this long
@@ -121,6 +123,7 @@ type Config struct {
 	ReadyFlap      bool          // once ready, 503 and 200 in turn
 	UnhealthyAfter time.Duration // 0: stays healthy
 	Drain          time.Duration
+	UnreadyOnTerm  bool
 	TermExitCode   int
 	IgnoreSIGTERM  bool
 	ExitAfter      time.Duration // 0: no job mode
@@ -191,6 +194,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	duration("CRASH_AFTER", &cfg.CrashAfter)
 	boolean("READY_FLAP", &cfg.ReadyFlap)
 	boolean("IGNORE_SIGTERM", &cfg.IgnoreSIGTERM)
+	boolean("UNREADY_ON_SIGTERM", &cfg.UnreadyOnTerm)
 	boolean("REMOVE_SEEN_FILE", &cfg.RemoveSeenFile)
 	if cfg.CrashAfter > 0 {
 		cfg.ReadyAfter = Never
@@ -314,6 +318,9 @@ func serve(cfg Config, out io.Writer) int {
 			if cfg.IgnoreSIGTERM {
 				log.log("sigterm-ignored")
 				continue
+			}
+			if cfg.UnreadyOnTerm {
+				ready.unready.Store(true)
 			}
 			if cfg.Drain > 0 {
 				log.log("draining", "for", cfg.Drain.String())

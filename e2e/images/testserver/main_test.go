@@ -62,14 +62,14 @@ func TestConfigFromEnv(t *testing.T) {
 				"TERM_EXIT_CODE": "143", "IGNORE_SIGTERM": "true", "EXIT_AFTER": "3s", "EXIT_CODE": "1",
 				"NOT_READY_AFTER": "4s", "UNHEALTHY_AFTER": "5s", "EXIT_WHEN_FILE": "/shared/stop",
 				"TOUCH_ON_EXIT": "/shared/done", "READY_FLAP": "true", "REMOVE_SEEN_FILE": "true",
-				"FILL_FILE": "/fill", "FILL_MIB": "20", "FILL_AFTER": "6s",
+				"FILL_FILE": "/fill", "FILL_MIB": "20", "FILL_AFTER": "6s", "UNREADY_ON_SIGTERM": "true",
 			},
 			want: Config{
 				Name: "proxy", Port: 9000, ReadyAfter: 2 * time.Second, Drain: 1500 * time.Millisecond,
 				TermExitCode: 143, IgnoreSIGTERM: true, ExitAfter: 3 * time.Second, ExitCode: 1,
 				NotReadyAfter: 4 * time.Second, UnhealthyAfter: 5 * time.Second, ExitWhenFile: "/shared/stop",
 				TouchOnExit: "/shared/done", ReadyFlap: true, RemoveSeenFile: true,
-				FillFile: "/fill", FillMiB: 20, FillAfter: 6 * time.Second,
+				FillFile: "/fill", FillMiB: 20, FillAfter: 6 * time.Second, UnreadyOnTerm: true,
 			},
 		},
 		{name: "never ready", env: map[string]string{"NAME": "n", "READY_AFTER": "never"}, want: Config{Name: "n", Port: 8080, ReadyAfter: Never}},
@@ -228,6 +228,28 @@ func TestServeReadyThenDrainOnSIGTERM(t *testing.T) {
 	if d := time.Since(sent); d < 300*time.Millisecond {
 		t.Errorf("exited %v after SIGTERM, want after the 300ms drain", d)
 	}
+}
+
+// TestServeUnreadyWhileDraining checks UNREADY_ON_SIGTERM: from SIGTERM on
+// /ready answers 503 while the server drains, and /healthz still 200.
+func TestServeUnreadyWhileDraining(t *testing.T) {
+	port := freePort(t)
+	cmd, lines := start(t, []string{"NAME=proxy", fmt.Sprintf("PORT=%d", port), "DRAIN=2s", "UNREADY_ON_SIGTERM=true"})
+	expect(t, lines, "started")
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := poll(context.Background(), url+"/ready", true, 10*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	expect(t, lines, "draining")
+	if resp, err := http.Get(url + "/ready"); err != nil || resp.StatusCode != 503 {
+		t.Errorf("/ready while draining: %v %v, want 503", resp, err)
+	}
+	if resp, err := http.Get(url + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("/healthz while draining: %v %v, want 200", resp, err)
+	}
+	expect(t, lines, "exiting")
+	exitCode(t, cmd)
 }
 
 func TestServeIgnoresSIGTERM(t *testing.T) {
