@@ -212,7 +212,7 @@ var _ = Describe("Startup", func() {
 			)))
 		p := cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
 			AllRunning(g, p)
-			g.Expect(IsPodReady(p)).To(BeTrue(), "pod not ready")
+			PodReady(g, p)
 		})
 		appID := ContainerStatusOf(p, "app").ContainerID
 		cluster.WaitPod(ctx, pod, time.Minute, func(g Gomega, p *v1.Pod) {

@@ -358,9 +358,7 @@ var _ = Describe("Termination", func() {
 				TestServer("app", Readiness()),
 				TestServer("proxy", Readiness(), Env("DRAIN=3s", "UNREADY_ON_SIGTERM=true")),
 			)))
-		cluster.WaitPod(ctx, pod, 2*time.Minute, func(g Gomega, p *v1.Pod) {
-			g.Expect(IsPodReady(p)).To(BeTrue(), "pod not ready")
-		})
+		cluster.WaitPod(ctx, pod, 2*time.Minute, PodReady)
 		// Failures while the pod started (a probe before the server
 		// listened) are not the termination's.
 		before := EventCount(cluster.PodEvents(ctx, pod, "Unhealthy"))

@@ -68,6 +68,11 @@ func ExpectRunning(g gomega.Gomega, p *v1.Pod, names ...string) {
 // AllRunning checks that every long-running container runs; for WaitPod.
 func AllRunning(g gomega.Gomega, p *v1.Pod) { ExpectRunning(g, p, LongRunning(p)...) }
 
+// PodReady checks that the pod's Ready condition is True; for WaitPod.
+func PodReady(g gomega.Gomega, p *v1.Pod) {
+	g.Expect(IsPodReady(p)).To(gomega.BeTrue(), "pod not ready")
+}
+
 // AllTerminated tells whether every long-running container has terminated.
 func AllTerminated(p *v1.Pod) bool {
 	for _, n := range LongRunning(p) {
