@@ -128,7 +128,7 @@ var _ = Describe("Startup", func() {
 				ready, started := mustAt("3", tl, First(step[0], "ready")), mustAt("3", tl, First(step[1], "started"))
 				d := started.Sub(ready)
 				if d < 0 || d > bound {
-					failRule("3", "%s started %v after %s turned ready (readiness probes every 10 s), want within %v: the kubelet must notice the readiness at once, not at %s\ntimeline seen:\n%s",
+					failRule("3", "%s started %v after %s turned ready (probes every 10 s), want within %v: the kubelet must notice the readiness at once, not at %s\ntimeline seen:\n%s",
 						step[1], d, step[0], bound, waitsFor, tl)
 				}
 				GinkgoWriter.Printf("%s started %v after %s turned ready (probe period 10 s)\n", step[1], d, step[0])
@@ -151,6 +151,25 @@ var _ = Describe("Startup", func() {
 				c.ReadinessProbe.PeriodSeconds = 10
 			}
 		}, 150*time.Millisecond),
+		// A sidecar that a startup probe alone readies (the contract's
+		// "Ready"): that probe runs more often too, its failed extra runs
+		// not counted, so failureThreshold 3 still gives it 30 s to start.
+		Entry("HTTP startup probes, no readiness probe", func(int) ContainerOption {
+			return func(c *v1.Container) {
+				c.StartupProbe = HTTPProbe("/ready", 3)
+				c.StartupProbe.PeriodSeconds = 10
+			}
+		}, time.Duration(0)),
+		// A readiness probe behind a startup probe runs only once the
+		// startup probe has succeeded: both are waited on.
+		Entry("HTTP startup and readiness probes", func(int) ContainerOption {
+			return func(c *v1.Container) {
+				c.StartupProbe = HTTPProbe("/ready", 3)
+				c.StartupProbe.PeriodSeconds = 10
+				c.ReadinessProbe = HTTPProbe("/ready", 3)
+				c.ReadinessProbe.PeriodSeconds = 10
+			}
+		}, time.Duration(0)),
 	)
 
 	It("[rule 4] keeps the apps waiting for a never-ready sidecar, with waiting reason SidecarsNotReady and one WaitingForSidecars event", func(ctx SpecContext) {

@@ -24,7 +24,8 @@ limitations under the License.
 //     pod inherits, so the Decision is the same for the pod's life);
 //   - when a sidecar is ready for the containers that wait on it (Ready),
 //     which native sidecars gate on readiness (Layout.GatesOnReady), and
-//     which probes they wait on (Layout.WaitsOnReadiness);
+//     which probes they wait on (Layout.WaitsOnReadiness, WaitsOnStartup)
+//     and which extra runs of them count (ExtraRunCounts);
 //   - which containers may start in a sync, which wait and on whom, and
 //     whether the pod's app containers are done (Layout.PlanStart);
 //   - the order in which a pod's containers stop (Layout.TerminationOrder)

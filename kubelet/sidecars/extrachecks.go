@@ -68,10 +68,11 @@ const (
 )
 
 // ExtraCheckInterval returns how long the kubelet waits before the next
-// extra check of a waited-on sidecar's readiness probe (Layout.
-// WaitsOnReadiness), given whether the probe is an exec one, how long the
-// sidecar has been waited on (since its container was first seen) and how
-// long the last extra check took (0 before the first).
+// extra check of a waited-on sidecar's readiness or startup probe
+// (Layout.WaitsOnReadiness, WaitsOnStartup), given whether the probe is an
+// exec one, how long the sidecar has been waited on (since its container
+// was first seen) and how long the last extra check took (0 before the
+// first).
 //
 // The interval starts at FirstExtraCheckInterval (exec:
 // FirstExtraExecCheckInterval), doubles every ExtraChecksBackOffStep once
@@ -181,4 +182,13 @@ func YieldToRuntime(interval, runtimeStart time.Duration) time.Duration {
 		return interval
 	}
 	return max(interval, runtimeStart/ExtraCheckRuntimeShare)
+}
+
+// ExtraRunCounts reports whether an extra run of a waited-on probe counts
+// towards the probe's thresholds, given whether it is a startup probe and
+// whether the run succeeded: every run of a readiness probe, so that
+// successThreshold and failureThreshold count consecutive results of all
+// runs; only the successes of a startup probe (WaitsOnStartup).
+func ExtraRunCounts(startupProbe, succeeded bool) bool {
+	return !startupProbe || succeeded
 }

@@ -151,3 +151,22 @@ func TestYieldToRuntime(t *testing.T) {
 		})
 	}
 }
+
+func TestExtraRunCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		startupProbe, succeeded bool
+		want                    bool
+	}{
+		{name: "readiness probe, success", succeeded: true, want: true},
+		{name: "readiness probe, failure: failureThreshold counts all runs", succeeded: false, want: true},
+		{name: "startup probe, success: the container has started", startupProbe: true, succeeded: true, want: true},
+		{name: "startup probe, failure: only the periods count towards failureThreshold", startupProbe: true, succeeded: false, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ExtraRunCounts(tc.startupProbe, tc.succeeded); got != tc.want {
+				t.Errorf("ExtraRunCounts(%v, %v) = %v, want %v", tc.startupProbe, tc.succeeded, got, tc.want)
+			}
+		})
+	}
+}

@@ -31,20 +31,33 @@ import (
 //
 // Every run counts, extra or periodic: successThreshold and
 // failureThreshold count consecutive results of all runs, so an extra run
-// never changes what the probe means. Hence the exception: startup probes
-// are not run more often, since their failureThreshold gives the container
-// failureThreshold × periodSeconds to start, and extra runs would shorten
-// that. Exec probes are run more often too, though less often than the
-// others, as each run starts a process in the container
-// (ExtraCheckInterval). A sidecar that a startup probe alone readies is
-// seen at that probe's period. Native sidecars that do not gate keep
+// never changes what the probe means. Exec probes are run more often too,
+// though less often than the others, as each run starts a process in the
+// container (ExtraCheckInterval). Native sidecars that do not gate keep
 // upstream's probes exactly, and so does a pod without annotations (the
 // zero Layout).
 func (l Layout) WaitsOnReadiness(pod *v1.Pod, c *v1.Container) bool {
-	if pod == nil || c == nil {
-		return false
-	}
-	if c.ReadinessProbe == nil {
+	return c != nil && c.ReadinessProbe != nil && l.waitsOn(pod, c)
+}
+
+// WaitsOnStartup reports whether other containers of the pod wait for the
+// startup probe of container c to succeed: that of the same containers as
+// WaitsOnReadiness. Without a readiness probe its success is the
+// container's readiness (the contract's "Ready"); with one, the readiness
+// probe runs only once it has succeeded. Its extra runs count only when
+// they succeed (ExtraRunCounts): the failureThreshold of a startup probe
+// gives the container failureThreshold × periodSeconds to start, which
+// failed extra runs would shorten, and its successThreshold is always 1
+// (API validation), so one success is what the periodic run would have
+// found a period later.
+func (l Layout) WaitsOnStartup(pod *v1.Pod, c *v1.Container) bool {
+	return c != nil && c.StartupProbe != nil && l.waitsOn(pod, c)
+}
+
+// waitsOn reports whether other containers of the pod wait for container
+// c: an annotated sidecar, or a native sidecar that gates on readiness.
+func (l Layout) waitsOn(pod *v1.Pod, c *v1.Container) bool {
+	if pod == nil {
 		return false
 	}
 	if l.IsSidecar(c.Name) {

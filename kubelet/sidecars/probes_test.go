@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-func TestWaitsOnReadiness(t *testing.T) {
+func TestWaitsOnReadinessAndStartup(t *testing.T) {
 	httpGet := &v1.Probe{ProbeHandler: v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}
 	tcp := &v1.Probe{ProbeHandler: v1.ProbeHandler{TCPSocket: &v1.TCPSocketAction{Port: intstr.FromInt32(8080)}}}
 	grpc := &v1.Probe{ProbeHandler: v1.ProbeHandler{GRPC: &v1.GRPCAction{Port: 8080}}}
@@ -33,15 +33,18 @@ func TestWaitsOnReadiness(t *testing.T) {
 	pod := &v1.Pod{Spec: v1.PodSpec{
 		InitContainers: []v1.Container{
 			{Name: "native", ReadinessProbe: httpGet, RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
-			{Name: "init", ReadinessProbe: httpGet},
+			{Name: "native-started", StartupProbe: httpGet, RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
+			{Name: "init", ReadinessProbe: httpGet, StartupProbe: httpGet},
 			{Name: "vault", ReadinessProbe: httpGet, RestartPolicy: ptr.To(v1.ContainerRestartPolicyAlways)},
 		},
 		Containers: []v1.Container{
 			{Name: "proxy", ReadinessProbe: httpGet, StartupProbe: tcp},
 			{Name: "started", StartupProbe: grpc},
 			{Name: "exec", ReadinessProbe: exec},
+			{Name: "exec-started", StartupProbe: exec},
 			{Name: "tcp", ReadinessProbe: tcp},
-			{Name: "app", ReadinessProbe: httpGet},
+			{Name: "no-probe"},
+			{Name: "app", ReadinessProbe: httpGet, StartupProbe: httpGet},
 		},
 	}}
 	container := func(name string) *v1.Container {
@@ -55,33 +58,49 @@ func TestWaitsOnReadiness(t *testing.T) {
 		t.Fatalf("no container %s", name)
 		return nil
 	}
-	annotated := Layout{Sidecars: []string{"proxy", "started", "exec", "tcp"}}
+	// waitsOn is which of the container's probes other containers wait on.
+	type waitsOn struct{ Readiness, Startup bool }
+	annotated := Layout{Sidecars: []string{"proxy", "started", "exec", "exec-started", "tcp", "no-probe"}}
 	testCases := []struct {
 		name      string
 		layout    Layout
 		container string
-		want      bool
+		want      waitsOn
 	}{
-		{name: "annotated sidecar, HTTP readiness probe", layout: annotated, container: "proxy", want: true},
-		{name: "annotated sidecar, gRPC startup probe and no readiness probe: startup probes keep their period (failureThreshold counts periods)", layout: annotated, container: "started", want: false},
-		{name: "annotated sidecar, TCP readiness probe", layout: annotated, container: "tcp", want: true},
-		{name: "annotated sidecar, exec readiness probe (contract rule 3 names no probe kind)", layout: annotated, container: "exec", want: true},
-		{name: "app container: nobody waits on it", layout: annotated, container: "app", want: false},
-		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, container: "native", want: true},
-		{name: "native sidecar without wait-ready: upstream's probes", layout: annotated, container: "native", want: false},
-		{name: "plain init container under wait-ready", layout: Layout{WaitReady: true}, container: "init", want: false},
-		{name: "native sidecar that wait-ready names", layout: Layout{WaitReadyFor: []string{"native"}}, container: "native", want: true},
-		{name: "native sidecar that wait-ready does not name: upstream's probes", layout: Layout{WaitReadyFor: []string{"native"}}, container: "vault", want: false},
-		{name: "an app with a readiness probe, named by a layout Decide would refuse", layout: Layout{WaitReadyFor: []string{"app"}}, container: "app", want: false},
-		{name: "no annotations: upstream's probes", layout: Layout{}, container: "proxy", want: false},
+		{name: "annotated sidecar, HTTP readiness probe and a TCP startup probe: the readiness probe runs once the startup probe has succeeded",
+			layout: annotated, container: "proxy", want: waitsOn{Readiness: true, Startup: true}},
+		{name: "annotated sidecar, gRPC startup probe and no readiness probe: its success is the sidecar's readiness",
+			layout: annotated, container: "started", want: waitsOn{Startup: true}},
+		{name: "annotated sidecar, TCP readiness probe", layout: annotated, container: "tcp", want: waitsOn{Readiness: true}},
+		{name: "annotated sidecar, exec readiness probe (contract rule 3 names no probe kind)", layout: annotated, container: "exec", want: waitsOn{Readiness: true}},
+		{name: "annotated sidecar, exec startup probe", layout: annotated, container: "exec-started", want: waitsOn{Startup: true}},
+		{name: "annotated sidecar without probes: nothing to run more often", layout: annotated, container: "no-probe", want: waitsOn{}},
+		{name: "app container: nobody waits on it", layout: annotated, container: "app", want: waitsOn{}},
+		{name: "native sidecar under wait-ready", layout: Layout{WaitReady: true}, container: "native", want: waitsOn{Readiness: true}},
+		{name: "native sidecar under wait-ready with a startup probe alone", layout: Layout{WaitReady: true}, container: "native-started", want: waitsOn{Startup: true}},
+		{name: "native sidecar without wait-ready: upstream's probes", layout: annotated, container: "native", want: waitsOn{}},
+		{name: "native sidecar with a startup probe, without wait-ready: upstream's probes", layout: annotated, container: "native-started", want: waitsOn{}},
+		{name: "plain init container under wait-ready", layout: Layout{WaitReady: true}, container: "init", want: waitsOn{}},
+		{name: "native sidecar that wait-ready names", layout: Layout{WaitReadyFor: []string{"native"}}, container: "native", want: waitsOn{Readiness: true}},
+		{name: "native sidecar that wait-ready does not name: upstream's probes", layout: Layout{WaitReadyFor: []string{"native"}}, container: "vault", want: waitsOn{}},
+		{name: "an app with probes, named by a layout Decide would refuse", layout: Layout{WaitReadyFor: []string{"app"}}, container: "app", want: waitsOn{}},
+		{name: "no annotations: upstream's probes", layout: Layout{}, container: "proxy", want: waitsOn{}},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.layout.WaitsOnReadiness(pod, container(tc.container)); got != tc.want {
-				t.Errorf("WaitsOnReadiness() = %v, want %v", got, tc.want)
+			c := container(tc.container)
+			got := waitsOn{Readiness: tc.layout.WaitsOnReadiness(pod, c), Startup: tc.layout.WaitsOnStartup(pod, c)}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("probes waited on (-want +got):\n%s", diff)
 			}
 		})
 	}
+	t.Run("no pod, no container", func(t *testing.T) {
+		got := waitsOn{Readiness: annotated.WaitsOnReadiness(nil, container("proxy")), Startup: annotated.WaitsOnStartup(pod, nil)}
+		if diff := cmp.Diff(waitsOn{}, got); diff != "" {
+			t.Errorf("probes waited on (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestHoldsOthers(t *testing.T) {

@@ -49,24 +49,31 @@ const (
 	noContainerInterval = 200 * time.Millisecond
 )
 
-// waitedOn runs a readiness probe that other containers wait on (a
-// sidecar's: sidecars.Layout.WaitsOnReadiness) besides its own period,
-// until the container is first ready, for at most waitedOnProbeWindow from
-// its start, so that the waiting containers start promptly whatever the
-// probe's periodSeconds (contract rule 3). The extra runs come every 50 ms
-// (exec probes: 100 ms, one at a time) and back off while the container
-// stays not ready, to one a second from 10 s on; however slow a run is,
-// the extra runs of a network probe take at most a quarter of the time
-// (sidecars.ExtraCheckInterval). The extra runs are runs like the others:
-// they count towards successThreshold and failureThreshold, and in
-// prober_probe_total. They end at the container's first readiness and do
-// not come back on a later flap; a new container (a restart) is waited on
-// again. The node's extra runs together are bounded
+// waitedOn runs a probe that other containers wait on (a sidecar's
+// readiness probe: sidecars.Layout.WaitsOnReadiness; or its startup probe:
+// WaitsOnStartup) besides its own period, until it first succeeds for the
+// container, for at most waitedOnProbeWindow from its start, so that the
+// waiting containers start promptly whatever the probe's periodSeconds
+// (contract rule 3). The extra runs come every 50 ms (exec probes: 100 ms,
+// one at a time) and back off while the container stays not ready, to one
+// a second from 10 s on; however slow a run is, the extra runs of a
+// network probe take at most a quarter of the time
+// (sidecars.ExtraCheckInterval). The extra runs of a readiness probe are
+// runs like the others: they count towards successThreshold and
+// failureThreshold. Those of a startup probe count only when they succeed
+// (sidecars.ExtraRunCounts), so that the container keeps the
+// failureThreshold × periodSeconds to start that the probe gives it. All
+// count in prober_probe_total. They end at the container's first success
+// and do not come back on a later flap; a new container (a restart) is
+// waited on again. The node's extra runs together are bounded
 // (newExtraProbeRunLimiter). The zero waitedOn does nothing.
 type waitedOn struct {
 	enabled bool
 	// exec: the probe starts a process in the container at each run.
 	exec bool
+	// startup: the probe is a startup probe, whose failed extra runs do
+	// not count.
+	startup bool
 	// timer is the next extra run's, set when the worker first waits for it.
 	timer *time.Timer
 	// since is when the current container (or the worker, before one
@@ -85,10 +92,17 @@ func newWaitedOn(pod *v1.Pod, container *v1.Container, probeType probeType, extr
 	// The probe manager adds a pod's workers in the pod's sync, after the
 	// pod's layout is decided. No bound: the node's owner turned the extra
 	// runs off.
-	if extraProbeRuns == nil || probeType != readiness || !kubecontainer.SidecarLayoutOf(pod).WaitsOnReadiness(pod, container) {
+	if extraProbeRuns == nil {
 		return waitedOn{}
 	}
-	return waitedOn{enabled: true, exec: container.ReadinessProbe.Exec != nil, since: time.Now()}
+	layout := kubecontainer.SidecarLayoutOf(pod)
+	switch {
+	case probeType == readiness && layout.WaitsOnReadiness(pod, container):
+		return waitedOn{enabled: true, exec: container.ReadinessProbe.Exec != nil, since: time.Now()}
+	case probeType == startup && layout.WaitsOnStartup(pod, container):
+		return waitedOn{enabled: true, exec: container.StartupProbe.Exec != nil, startup: true, since: time.Now()}
+	}
+	return waitedOn{}
 }
 
 // tick returns the channel of the next extra run, or nil (no extra run)
@@ -154,6 +168,12 @@ func (o *waitedOn) newContainer() {
 		o.lastRun = 0
 		o.stop()
 	}
+}
+
+// counts reports whether an extra run's result counts towards the probe's
+// thresholds: all of a readiness probe's, a startup probe's success alone.
+func (o *waitedOn) counts(result results.Result) bool {
+	return sidecars.ExtraRunCounts(o.startup, result == results.Success)
 }
 
 // takeExtraRun reports whether the run about to start is an extra one, and

@@ -168,6 +168,79 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 	}
 }
 
+// TestWaitedOnStartupProbeRunsUntilItSucceeds checks contract rule 3 for a
+// sidecar that a startup probe alone readies (the contract's "Ready"): its
+// startup probe also runs every 50 ms until it first succeeds, so the
+// success is seen within 50 ms of the sidecar turning ready. Its failed
+// extra runs do not count: under failureThreshold 2 the run at the start
+// fails, and one more counted failure would fail the probe and have the
+// container killed; the sidecar still has the two periods upstream gives
+// it. A pod without annotations probes as upstream: the success at the
+// next period, 10 s after the start.
+func TestWaitedOnStartupProbeRunsUntilItSucceeds(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		wantSeenBy  time.Duration // after the sidecar turns ready
+		wantRunsBy  int           // probe runs until 30 s after the start
+	}{
+		{name: "annotated sidecar", annotations: map[string]string{"sidecar-kubelet.io/sidecars": testContainerName},
+			// The run at the start, 1.23 s of extra runs every 50 ms, then
+			// none: a startup probe stops at its success.
+			wantSeenBy: 50 * time.Millisecond, wantRunsBy: 1 + 25},
+		{name: "no annotations: upstream", wantSeenBy: 10 * time.Second, wantRunsBy: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+			synctest.Test(t, func(t *testing.T) {
+				logger, ctx := ktesting.NewTestContext(t)
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				m := newTestManager()
+				start := time.Now()
+				prober := &readyAtProber{readyAt: start.Add(1230 * time.Millisecond)}
+				m.prober.http = prober
+
+				pod := getTestPod()
+				pod.Annotations = tc.annotations
+				pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: "app"})
+				pod.Spec.Containers[0].StartupProbe = &v1.Probe{
+					ProbeHandler:  v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}},
+					PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 2,
+				}
+				status := getTestRunningStatusWithStarted(false)
+				status.PodIP = "10.0.0.1"
+				status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
+				m.statusManager.SetPodStatus(logger, pod, status)
+				w := newWorker(m, startup, pod, pod.Spec.Containers[0])
+				go w.run(ctx)
+
+				var seen time.Time
+				for time.Since(start) < 30*time.Second {
+					time.Sleep(10 * time.Millisecond)
+					result, ok := m.startupManager.Get(testContainerID)
+					if ok && result == results.Failure {
+						t.Fatalf("the startup probe failed %v after the start: a failed extra run counted towards its failureThreshold", time.Since(start))
+					}
+					if seen.IsZero() && ok && result == results.Success {
+						seen = time.Now()
+					}
+				}
+				if seen.IsZero() {
+					t.Fatalf("the probe's success was never seen")
+				}
+				if late := seen.Sub(prober.readyAt); late > tc.wantSeenBy {
+					t.Errorf("success seen %v after the sidecar turned ready, want at most %v", late, tc.wantSeenBy)
+				}
+				if runs := prober.count(); runs > tc.wantRunsBy+1 || runs < tc.wantRunsBy-1 {
+					t.Errorf("%d probe runs in 30 s, want %d (±1)", runs, tc.wantRunsBy)
+				}
+				w.stop()
+			})
+		})
+	}
+}
+
 // scriptedProber is an HTTP prober whose answer at each run is script's,
 // and which counts its runs.
 type scriptedProber struct {
