@@ -130,8 +130,7 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 			if tc.terminating {
 				kl.podWorkers.(*fakePodWorkers).terminationRequested = map[types.UID]bool{uid: true}
 			}
-			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
-			kl.pleg = recorder
+			recorder := recordRelists(kl)
 			kl.relistOrderedPodOnContainerStop(logger, tc.event)
 			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
 				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
@@ -180,8 +179,7 @@ func TestContainerEventsStreamIsFollowedAgain(t *testing.T) {
 		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}}},
 	}
 	kl.podManager.SetPods([]*v1.Pod{pod})
-	recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
-	kl.pleg = recorder
+	recorder := recordRelists(kl)
 	stopped := runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT
 	runtime := &eventStreams{
 		streams: [][]*runtimeapi.ContainerEventResponse{{containerEvent("pod-uid", stopped)}, {containerEvent("pod-uid", stopped)}},

@@ -148,12 +148,14 @@ func TestProbeSuccessRelistsPodsWaitingOnSidecars(t *testing.T) {
 // is relisted at once when its worker moves it on (a Job pod's way to its
 // terminal phase), that a deleted pod's moves keep upstream's pace (it has
 // no phase to reach, and at a rollout the relists cost the runtime a list of
-// the node's containers each), and that other pods keep upstream's path.
+// the node's containers each), and that every other pod, and every pod with
+// the feature gate off, keeps upstream's path.
 func TestTransitionRelistsOrderedPods(t *testing.T) {
 	const uid = "pod-uid"
 	deleted := metav1.Now()
 	tests := []struct {
 		name        string
+		gateOff     bool
 		annotations map[string]string
 		deletion    *metav1.Time
 		want        []types.UID
@@ -162,10 +164,12 @@ func TestTransitionRelistsOrderedPods(t *testing.T) {
 		{name: "wait-ready", annotations: map[string]string{"sidecar-kubelet.io/wait-ready": "true"}, want: []types.UID{uid}},
 		{name: "annotated sidecars, pod deleted", annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}, deletion: &deleted},
 		{name: "no annotations: upstream"},
+		{name: "an annotation naming no container: upstream", annotations: map[string]string{"sidecar-kubelet.io/sidecars": "nope"}},
+		{name: "annotated sidecars, gate off: upstream", gateOff: true, annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, !tc.gateOff)
 			logger, _ := ktesting.NewTestContext(t)
 			testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
 			defer testKubelet.Cleanup()
@@ -174,8 +178,7 @@ func TestTransitionRelistsOrderedPods(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "default", UID: uid, Annotations: tc.annotations, DeletionTimestamp: tc.deletion},
 				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}}},
 			}
-			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
-			kl.pleg = recorder
+			recorder := recordRelists(kl)
 			kl.relistOrderedPodOnTransition(logger, pod)
 			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
 				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
@@ -222,8 +225,7 @@ func TestSyncHoldingAppsOnlyAsksNoRelist(t *testing.T) {
 			testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
 			defer testKubelet.Cleanup()
 			kl := testKubelet.kubelet
-			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: kl.pleg}
-			kl.pleg = recorder
+			recorder := recordRelists(kl)
 			pod := &v1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: uid, Annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}},
 				Spec:       v1.PodSpec{Containers: []v1.Container{{Name: "proxy"}, {Name: "app"}, {Name: "logger"}}},

@@ -22,12 +22,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
-	"k8s.io/kubernetes/pkg/features"
 	kubetypes "k8s.io/kubernetes/pkg/kubelet/types"
 )
 
@@ -72,43 +68,5 @@ func TestPodWorkerRelistsOnTransition(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{2, 3}, relistedAfter); diff != "" {
 		t.Errorf("relists requested after these many syncs (-want +got):\n%s", diff)
-	}
-}
-
-// TestRelistOrderedPodOnTransition checks that the kubelet asks for those
-// relists only for pods whose containers the sidecar annotations order, with
-// the feature gate on: every other pod keeps upstream's wait.
-func TestRelistOrderedPodOnTransition(t *testing.T) {
-	logger, _ := ktesting.NewTestContext(t)
-	annotated := func(uid string, annotations map[string]string) *v1.Pod {
-		pod := newNamedPod(uid, "ns", "pod-"+uid, false)
-		pod.Spec.Containers = []v1.Container{{Name: "proxy"}, {Name: "app"}}
-		pod.Annotations = annotations
-		return pod
-	}
-	tests := []struct {
-		name   string
-		gateOn bool
-		pod    *v1.Pod
-		want   []types.UID
-	}{
-		{name: "annotated sidecars", gateOn: true, pod: annotated("1", map[string]string{"sidecar-kubelet.io/sidecars": "proxy"}), want: []types.UID{"1"}},
-		{name: "wait-ready", gateOn: true, pod: annotated("2", map[string]string{"sidecar-kubelet.io/wait-ready": "true"}), want: []types.UID{"2"}},
-		{name: "no annotations", gateOn: true, pod: annotated("3", nil)},
-		{name: "an annotation naming no container", gateOn: true, pod: annotated("4", map[string]string{"sidecar-kubelet.io/sidecars": "nope"})},
-		{name: "annotated sidecars, gate off", gateOn: false, pod: annotated("5", map[string]string{"sidecar-kubelet.io/sidecars": "proxy"})},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, tc.gateOn)
-			testKubelet := newTestKubelet(t, false /* controllerAttachDetachEnabled */)
-			defer testKubelet.Cleanup()
-			recorder := &relistRecordingPLEG{PodLifecycleEventGenerator: testKubelet.kubelet.pleg}
-			testKubelet.kubelet.pleg = recorder
-			testKubelet.kubelet.relistOrderedPodOnTransition(logger, tc.pod)
-			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
-				t.Errorf("relists requested (-want +got):\n%s", diff)
-			}
-		})
 	}
 }
