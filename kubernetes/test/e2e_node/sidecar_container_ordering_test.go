@@ -163,6 +163,68 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
 		})
 
+		ginkgo.It("should start the app containers promptly once the sidecar's startup probe succeeds, whatever its period, and keep its failureThreshold", func(ctx context.Context) {
+			// A sidecar that a startup probe alone readies, every 10 s.
+			// Without the feature the kubelet starts regular-1 at once, with
+			// sidecar-1. A kubelet that ran only readiness probes between
+			// their periods starts it at the startup probe's second run, 10 s
+			// after sidecar-1 (the fork's local e2e measured 9.2 s). One
+			// whose failed extra runs counted would fail the probe twice
+			// within a second, and restart sidecar-1.
+			const startDelay, period = 2, 10
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "sidecar-started-before-app",
+					Annotations: map[string]string{sidecarsAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					Containers: []v1.Container{
+						{
+							Name:    sidecar1,
+							Image:   defaultImage,
+							Command: ExecCommand(sidecar1, execCommand{StartDelay: startDelay, Delay: 600}),
+							StartupProbe: &v1.Probe{
+								ProbeHandler:     v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"test", "-f", "started"}}},
+								PeriodSeconds:    period,
+								FailureThreshold: 2,
+							},
+						},
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			pod = waitPodReady(ctx, pod)
+			results := parseOutput(ctx, f, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+			framework.ExpectNoError(results.HasNotRestarted(sidecar1))
+			statuses := map[string]v1.ContainerStatus{}
+			for _, status := range pod.Status.ContainerStatuses {
+				statuses[status.Name] = status
+			}
+			sidecar, regular := statuses[sidecar1], statuses[regular1]
+			gomega.Expect(sidecar.RestartCount).To(gomega.BeZero(), "sidecar-1 should have started once, got %+v", sidecar)
+			gomega.Expect(sidecar.State.Running).NotTo(gomega.BeNil(), "sidecar-1 should be running, got %+v", sidecar)
+			gomega.Expect(regular.State.Running).NotTo(gomega.BeNil(), "regular-1 should be running, got %+v", regular)
+			// The statuses' times count whole seconds: sidecar-1 is ready
+			// startDelay s after it starts; 3 s of room, well below the
+			// probe's period.
+			waited := regular.State.Running.StartedAt.Sub(sidecar.State.Running.StartedAt.Time)
+			gomega.Expect(waited).To(gomega.BeNumerically("<", (startDelay+3)*time.Second),
+				"regular-1 started %v after sidecar-1, want within %d s: its readiness is seen at once, not at the startup probe's period (%d s)", waited, startDelay+3, period)
+		})
+
 		ginkgo.It("should stop the app containers first, then the sidecars in reverse order, within the grace period", func(ctx context.Context) {
 			// Without the feature the kubelet signals every container at
 			// once: both sidecars exit (after 1 s) before regular-1 (after
