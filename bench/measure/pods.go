@@ -123,17 +123,17 @@ func podFor(w results.Way, kind string, n int, name string) *v1.Pod {
 			sidecars[i].ReadinessProbe = httpProbe(8081+i, period)
 		}
 		pod.Spec.Containers = append(sidecars, app)
-	case "native-startup", "native-startup-ready", "native-wait-ready":
+	case "native-startup", "native-startup-ready", "native-wait-ready", "native-wait-startup":
 		for i := range sidecars {
 			sidecars[i].RestartPolicy = ptr.To(v1.ContainerRestartPolicyAlways)
 			if w.Style != "native-wait-ready" {
 				sidecars[i].StartupProbe = httpProbe(8081+i, period)
 			}
-			if w.Style != "native-startup" {
+			if w.Style == "native-startup-ready" || w.Style == "native-wait-ready" {
 				sidecars[i].ReadinessProbe = httpProbe(8081+i, period)
 			}
 		}
-		if w.Style == "native-wait-ready" && n > 0 {
+		if (w.Style == "native-wait-ready" || w.Style == "native-wait-startup") && n > 0 {
 			pod.Annotations = map[string]string{"sidecar-kubelet.io/wait-ready": "true"}
 		}
 		pod.Spec.InitContainers = sidecars

@@ -40,6 +40,7 @@ func TestPodFor(t *testing.T) {
 		{"fork/native-startup", results.KindJob, 1, 1, 1, "", v1.RestartPolicyNever, false},
 		{"fork/native-wait-ready", results.KindService, 5, 5, 1, "true", v1.RestartPolicyAlways, false},
 		{"upstream/native-startup-ready", results.KindService, 1, 1, 1, "", v1.RestartPolicyAlways, false},
+		{"fork/native-wait-startup", results.KindService, 3, 3, 1, "true", v1.RestartPolicyAlways, false},
 		{"fork/poststart", results.KindJob, 1, 0, 2, "", v1.RestartPolicyNever, true},
 		{"upstream/no-sidecars", results.KindJob, 1, 0, 1, "", v1.RestartPolicyNever, false},
 		{"upstream/no-sidecars", results.KindService, 3, 0, 4, "", v1.RestartPolicyAlways, false},
@@ -130,6 +131,7 @@ func TestPodForNativeProbes(t *testing.T) {
 		{"upstream/native-startup", true, false},
 		{"upstream/native-startup-ready", true, true},
 		{"fork/native-wait-ready", false, true},
+		{"fork/native-wait-startup", true, false},
 	} {
 		w, _ := results.WayByName(tt.way)
 		for _, kind := range []string{results.KindService, results.KindJob} {

@@ -36,7 +36,7 @@ import (
 
 // chartPalette are distinguishable colours; a way keeps its colour in
 // every picture (its place in Ways).
-var chartPalette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79"}
+var chartPalette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#843c39"}
 
 // WayColor is the colour of a way in every chart.
 func WayColor(name string) string {

@@ -22,7 +22,7 @@ import "fmt"
 type Way struct {
 	Name    string // e.g. "fork/annotated"
 	Kubelet string // "fork" or "upstream"
-	Style   string // annotated, native-startup, native-startup-ready, native-wait-ready, poststart, none
+	Style   string // annotated, native-startup, native-startup-ready, native-wait-ready, native-wait-startup, poststart, none
 	About   string
 	// Period is the periodSeconds of the sidecars' probes: 1, or 10 for a
 	// probe left to the API's defaults (periodSeconds 10, timeoutSeconds 1,
@@ -38,6 +38,10 @@ var Ways = []Way{
 	{"fork/native-startup", "fork", "native-startup", "native sidecars (restartPolicy: Always init containers), startup probe (periodSeconds 1)", 1},
 	{"fork/native-wait-ready", "fork", "native-wait-ready", "native sidecars, readiness probe (periodSeconds 1), sidecar-kubelet.io/wait-ready", 1},
 	{"fork/native-wait-ready-p10", "fork", "native-wait-ready", "the same with the readiness probe's defaults (periodSeconds 10)", 10},
+	// upstream/native-startup's pod with the annotation: the contract's
+	// "Ready" makes the startup probe's success the sidecar's readiness,
+	// and the fork runs that probe between its periods too.
+	{"fork/native-wait-startup", "fork", "native-wait-startup", "native sidecars, startup probe alone (periodSeconds 1), sidecar-kubelet.io/wait-ready: upstream/native-startup's pod with the annotation", 1},
 	{"fork/poststart", "fork", "poststart", "regular containers, the sidecar's postStart polls until ready (preStop waits for the app); readiness probe periodSeconds 1", 1},
 	{"fork/poststart-p10", "fork", "poststart", "the same with the readiness probe's defaults (periodSeconds 10); the hook polls as before", 10},
 	{"fork/no-sidecars", "fork", "none", "the same containers without any ordering (baseline)", 1},
@@ -59,7 +63,7 @@ func (w Way) WaitedOnProbe() string {
 	switch w.Style {
 	case "none", "":
 		return ""
-	case "native-startup", "native-startup-ready":
+	case "native-startup", "native-startup-ready", "native-wait-startup":
 		return "Startup"
 	}
 	return "Readiness"
