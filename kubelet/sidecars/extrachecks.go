@@ -47,7 +47,7 @@ const (
 	// MaxExtraCheckInterval is the longest interval between extra checks:
 	// a sidecar that stays not ready (a mesh waiting for its control plane)
 	// is checked once a second, as a probe of periodSeconds 1 would be,
-	// from at most 10 s after its start.
+	// from at most 10 s after its probe's first run.
 	MaxExtraCheckInterval = time.Second
 	// ExtraCheckDutyFactor keeps the extra checks of one network probe to
 	// at most a 1/ExtraCheckDutyFactor share of its time: the next check
@@ -70,9 +70,11 @@ const (
 // ExtraCheckInterval returns how long the kubelet waits before the next
 // extra check of a waited-on sidecar's readiness or startup probe
 // (Layout.WaitsOnReadiness, WaitsOnStartup), given whether the probe is an
-// exec one, how long the sidecar has been waited on (since its container
-// was first seen) and how long the last extra check took (0 before the
-// first).
+// exec one, how long the sidecar has been waited on (since the first run
+// its probe could make for the container: a probe held back by
+// initialDelaySeconds, or a readiness probe behind a startup probe, has
+// not found the sidecar not ready meanwhile) and how long the last extra
+// check took (0 before the first).
 //
 // The interval starts at FirstExtraCheckInterval (exec:
 // FirstExtraExecCheckInterval), doubles every ExtraChecksBackOffStep once

@@ -52,13 +52,16 @@ const (
 // waitedOn runs a probe that other containers wait on (a sidecar's
 // readiness probe: sidecars.Layout.WaitsOnReadiness; or its startup probe:
 // WaitsOnStartup) besides its own period, until it first succeeds for the
-// container, for at most waitedOnProbeWindow from its start, so that the
-// waiting containers start promptly whatever the probe's periodSeconds
-// (contract rule 3). The extra runs come every 50 ms (exec probes: 100 ms,
-// one at a time) and back off while the container stays not ready, to one
-// a second from 10 s on; however slow a run is, the extra runs of a
-// network probe take at most a quarter of the time
-// (sidecars.ExtraCheckInterval). The extra runs of a readiness probe are
+// container, for at most waitedOnProbeWindow from the first run the probe
+// may make, so that the waiting containers start promptly whatever the
+// probe's periodSeconds (contract rule 3). The extra runs come every 50 ms
+// (exec probes: 100 ms, one at a time) and back off while the container
+// stays not ready, to one a second from 10 s on; however slow a run is,
+// the extra runs of a network probe take at most a quarter of the time
+// (sidecars.ExtraCheckInterval). The back-off counts from the probe's
+// first run, not from the container's start: a readiness probe behind a
+// startup probe, or behind initialDelaySeconds, may not run for seconds,
+// and its sidecar has not been found not ready meanwhile. The extra runs of a readiness probe are
 // runs like the others: they count towards successThreshold and
 // failureThreshold. Those of a startup probe count only when they succeed
 // (sidecars.ExtraRunCounts), so that the container keeps the
@@ -76,9 +79,14 @@ type waitedOn struct {
 	startup bool
 	// timer is the next extra run's, set when the worker first waits for it.
 	timer *time.Timer
-	// since is when the current container (or the worker, before one
-	// appears) began to be waited on.
-	since time.Time
+	// probingSince is when the current container's probe first could run:
+	// its container running and started, its initialDelaySeconds over.
+	// Zero until then, and for a new container. The back-off and the
+	// window count from it.
+	probingSince time.Time
+	// delayedUntil is when the current container's initialDelaySeconds
+	// end, once a run has found them under way; zero before.
+	delayedUntil time.Time
 	// ready: the current container has been ready; no more extra runs for
 	// it.
 	ready bool
@@ -98,9 +106,9 @@ func newWaitedOn(pod *v1.Pod, container *v1.Container, probeType probeType, extr
 	layout := kubecontainer.SidecarLayoutOf(pod)
 	switch {
 	case probeType == readiness && layout.WaitsOnReadiness(pod, container):
-		return waitedOn{enabled: true, exec: container.ReadinessProbe.Exec != nil, since: time.Now()}
+		return waitedOn{enabled: true, exec: container.ReadinessProbe.Exec != nil}
 	case probeType == startup && layout.WaitsOnStartup(pod, container):
-		return waitedOn{enabled: true, exec: container.StartupProbe.Exec != nil, startup: true, since: time.Now()}
+		return waitedOn{enabled: true, exec: container.StartupProbe.Exec != nil, startup: true}
 	}
 	return waitedOn{}
 }
@@ -114,16 +122,27 @@ func (o *waitedOn) tick(w *worker) <-chan time.Time {
 	}
 	if o.timer == nil {
 		var interval time.Duration
-		if w.containerID.IsEmpty() {
-			// No container yet: the sidecars before it still start. Its
-			// container is looked for at a steady pace, so that its checks
-			// begin within noContainerInterval of its creation however long
-			// it waited (the twentieth sidecar of a chain), and not at the
-			// back-off its worker would have reached by then.
+		switch now := time.Now(); {
+		case o.probingSince.IsZero() && o.delayedUntil.After(now):
+			// The probe's initialDelaySeconds are under way: its first run
+			// comes as they end, which no status change announces.
+			interval = o.delayedUntil.Sub(now)
+		case o.probingSince.IsZero():
+			// No container yet (the sidecars before it still start), or its
+			// probe may not run yet: its container is created but not
+			// started, or its startup probe has not succeeded. The worker
+			// looks at a steady pace, a status lookup and no probe, so that
+			// the checks begin within noContainerInterval of the moment the
+			// probe may run however long that took (the twentieth sidecar
+			// of a chain; a startup that takes a minute), and not at the
+			// back-off the container would have reached by then. A start
+			// or a startup probe's success also syncs the pod, whose status
+			// update runs the readiness probe at once (upstream's manual
+			// trigger): these looks are the bound.
 			interval = max(sidecars.ExtraCheckInterval(o.exec, 0, 0), noContainerInterval)
-		} else {
-			interval = sidecars.YieldToRuntime(sidecars.ExtraCheckInterval(o.exec, time.Since(o.since), o.lastRun),
-				w.probeManager.runtimeStart.latency(time.Now()))
+		default:
+			interval = sidecars.YieldToRuntime(sidecars.ExtraCheckInterval(o.exec, now.Sub(o.probingSince), o.lastRun),
+				w.probeManager.runtimeStart.latency(now))
 		}
 		o.timer = time.NewTimer(interval)
 	}
@@ -146,10 +165,10 @@ func (o *waitedOn) ran(took time.Duration) {
 // on: it has not been ready yet, and its window is not over.
 func (o *waitedOn) waiting(w *worker) bool {
 	if w.containerID.IsEmpty() {
-		// Its window starts with its container (newContainer).
+		// Its window starts with its probe's first run (probeRunnable).
 		return true
 	}
-	if o.ready || time.Since(o.since) > waitedOnProbeWindow {
+	if o.ready || (!o.probingSince.IsZero() && time.Since(o.probingSince) > waitedOnProbeWindow) {
 		return false
 	}
 	if result, ok := w.resultsManager.Get(w.containerID); ok && result == results.Success {
@@ -159,14 +178,35 @@ func (o *waitedOn) waiting(w *worker) bool {
 	return true
 }
 
-// newContainer starts a new window for a new container: a restarted
-// sidecar is waited on again.
+// newContainer starts over for a new container: a restarted sidecar is
+// waited on again, its window from its probe's first run.
 func (o *waitedOn) newContainer() {
 	if o.enabled {
-		o.since = time.Now()
+		o.probingSince = time.Time{}
+		o.delayedUntil = time.Time{}
 		o.ready = false
 		o.lastRun = 0
 		o.stop()
+	}
+}
+
+// delayed records that a run found the probe's initialDelaySeconds under
+// way for a container started at startedAt: the next extra run comes as
+// they end. It is the moment at which upstream's check of the delay (whole
+// seconds since the start) first lets the probe run.
+func (o *waitedOn) delayed(startedAt time.Time, initialDelaySeconds int32) {
+	if o.enabled && o.probingSince.IsZero() {
+		o.delayedUntil = startedAt.Add(time.Duration(initialDelaySeconds) * time.Second)
+		o.stop()
+	}
+}
+
+// probeRunnable records that the probe may run for the current container
+// from now on: its back-off and its window count from the first such run,
+// whether an extra, a periodic or a triggered one.
+func (o *waitedOn) probeRunnable() {
+	if o.enabled && o.probingSince.IsZero() {
+		o.probingSince = time.Now()
 	}
 }
 

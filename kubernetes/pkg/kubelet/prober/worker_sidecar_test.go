@@ -117,25 +117,14 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 				featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarPromptReadinessChecks, !tc.noPromptChecks)
 			}
 			synctest.Test(t, func(t *testing.T) {
-				logger, ctx := ktesting.NewTestContext(t)
+				_, ctx := ktesting.NewTestContext(t)
 				ctx, cancel := context.WithCancel(ctx)
 				defer cancel()
 				m := newTestManager()
 				start := time.Now()
 				prober := &readyAtProber{readyAt: start.Add(1230 * time.Millisecond)}
 				m.prober.http = prober
-
-				pod := getTestPod()
-				pod.Annotations = tc.annotations
-				pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: "app"})
-				pod.Spec.Containers[0].ReadinessProbe = &v1.Probe{
-					ProbeHandler:  v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}},
-					PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3,
-				}
-				status := getTestRunningStatus()
-				status.PodIP = "10.0.0.1"
-				status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
-				m.statusManager.SetPodStatus(logger, pod, status)
+				pod := sidecarPod(t, m, "pod", tc.annotations, readiness, httpProbe(1, 3), start, true)
 				// The pod's sync adds the pod's probe workers with the pod as
 				// its layout was decided, from the annotations of its
 				// sandbox.
@@ -146,22 +135,9 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 				w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
 				go w.run(ctx)
 
-				var seen time.Time
-				for time.Since(start) < 30*time.Second {
-					time.Sleep(10 * time.Millisecond)
-					if result, ok := m.readinessManager.Get(testContainerID); seen.IsZero() && ok && result == results.Success {
-						seen = time.Now()
-					}
-				}
-				if seen.IsZero() {
-					t.Fatalf("the probe's success was never seen")
-				}
-				if late := seen.Sub(prober.readyAt); late > tc.wantSeenBy {
-					t.Errorf("success seen %v after the sidecar turned ready, want at most %v", late, tc.wantSeenBy)
-				}
-				if runs := prober.count(); runs > tc.wantRunsBy+1 || runs < tc.wantRunsBy-1 {
-					t.Errorf("%d probe runs in 30 s, want %d (±1)", runs, tc.wantRunsBy)
-				}
+				seen := firstSuccess(m.readinessManager, start, 30*time.Second, nil)
+				expectSeenWithin(t, seen, prober.readyAt, tc.wantSeenBy)
+				expectRuns(t, prober.count(), tc.wantRunsBy)
 				w.stop()
 			})
 		})
@@ -193,51 +169,48 @@ func TestWaitedOnStartupProbeRunsUntilItSucceeds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 			synctest.Test(t, func(t *testing.T) {
-				logger, ctx := ktesting.NewTestContext(t)
+				_, ctx := ktesting.NewTestContext(t)
 				ctx, cancel := context.WithCancel(ctx)
 				defer cancel()
 				m := newTestManager()
 				start := time.Now()
 				prober := &readyAtProber{readyAt: start.Add(1230 * time.Millisecond)}
 				m.prober.http = prober
-
-				pod := getTestPod()
-				pod.Annotations = tc.annotations
-				pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: "app"})
-				pod.Spec.Containers[0].StartupProbe = &v1.Probe{
-					ProbeHandler:  v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}},
-					PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 2,
-				}
-				status := getTestRunningStatusWithStarted(false)
-				status.PodIP = "10.0.0.1"
-				status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
-				m.statusManager.SetPodStatus(logger, pod, status)
+				pod := sidecarPod(t, m, "pod", tc.annotations, startup, httpProbe(1, 2), start, false)
 				w := newWorker(m, startup, pod, pod.Spec.Containers[0])
 				go w.run(ctx)
 
-				var seen time.Time
-				for time.Since(start) < 30*time.Second {
-					time.Sleep(10 * time.Millisecond)
-					result, ok := m.startupManager.Get(testContainerID)
+				seen := firstSuccess(m.startupManager, start, 30*time.Second, func(result results.Result, ok bool) {
 					if ok && result == results.Failure {
 						t.Fatalf("the startup probe failed %v after the start: a failed extra run counted towards its failureThreshold", time.Since(start))
 					}
-					if seen.IsZero() && ok && result == results.Success {
-						seen = time.Now()
-					}
-				}
-				if seen.IsZero() {
-					t.Fatalf("the probe's success was never seen")
-				}
-				if late := seen.Sub(prober.readyAt); late > tc.wantSeenBy {
-					t.Errorf("success seen %v after the sidecar turned ready, want at most %v", late, tc.wantSeenBy)
-				}
-				if runs := prober.count(); runs > tc.wantRunsBy+1 || runs < tc.wantRunsBy-1 {
-					t.Errorf("%d probe runs in 30 s, want %d (±1)", runs, tc.wantRunsBy)
-				}
+				})
+				expectSeenWithin(t, seen, prober.readyAt, tc.wantSeenBy)
+				expectRuns(t, prober.count(), tc.wantRunsBy)
 				w.stop()
 			})
 		})
+	}
+}
+
+// expectSeenWithin fails the test unless a probe's success was seen, at
+// most within after the sidecar turned ready (and its probe could run).
+func expectSeenWithin(t *testing.T, seen, readyAt time.Time, within time.Duration) {
+	t.Helper()
+	if seen.IsZero() {
+		t.Fatalf("the probe's success was never seen")
+	}
+	if late := seen.Sub(readyAt); late > within {
+		t.Errorf("success seen %v after the sidecar turned ready, want at most %v", late, within)
+	}
+}
+
+// expectRuns fails the test unless a prober ran want times (±1) in the
+// test's 30 s.
+func expectRuns(t *testing.T, runs, want int) {
+	t.Helper()
+	if runs > want+1 || runs < want-1 {
+		t.Errorf("%d probe runs in 30 s, want %d (±1)", runs, want)
 	}
 }
 
@@ -267,26 +240,73 @@ func (p *scriptedProber) count() int {
 	return p.runs
 }
 
+// annotatedSidecar is the annotation that makes the test container an
+// annotated sidecar, which the app container waits on.
+var annotatedSidecar = map[string]string{"sidecar-kubelet.io/sidecars": testContainerName}
+
+// httpProbe is an HTTP probe of /ready every 10 s with these thresholds.
+func httpProbe(successThreshold, failureThreshold int32) *v1.Probe {
+	return &v1.Probe{
+		ProbeHandler:  v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}},
+		PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: successThreshold, FailureThreshold: failureThreshold,
+	}
+}
+
+// sidecarPod returns a pod with these annotations whose test container has
+// probe as its probe of probeType, beside an app container, and sets its
+// status: the test container running since start, its Started as given
+// (what its startup probe has found), at the pod IP that HTTP probes call.
+func sidecarPod(t *testing.T, m *manager, uid types.UID, annotations map[string]string, probeType probeType, probe *v1.Probe, start time.Time, started bool) *v1.Pod {
+	pod := getTestPod()
+	pod.UID = uid
+	pod.Name += "-" + string(uid)
+	pod.Annotations = annotations
+	pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: "app"})
+	switch probeType {
+	case readiness:
+		pod.Spec.Containers[0].ReadinessProbe = probe
+	case startup:
+		pod.Spec.Containers[0].StartupProbe = probe
+	default:
+		t.Fatalf("no %v probe in these tests", probeType)
+	}
+	setSidecarStatus(t, m, pod, start, started)
+	return pod
+}
+
+// setSidecarStatus sets the status of sidecarPod's pod.
+func setSidecarStatus(t *testing.T, m *manager, pod *v1.Pod, start time.Time, started bool) {
+	logger, _ := ktesting.NewTestContext(t)
+	status := getTestRunningStatusWithStarted(started)
+	status.PodIP = "10.0.0.1"
+	status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
+	m.statusManager.SetPodStatus(logger, pod, status)
+}
+
 // waitedOnPod returns a pod whose annotated sidecar (the test container)
 // has an HTTP readiness probe of period 10 s with these thresholds, and an
 // app container, with its layout decided and its status running since
 // start.
 func waitedOnPod(t *testing.T, m *manager, uid types.UID, start time.Time, successThreshold, failureThreshold int32) *v1.Pod {
-	logger, _ := ktesting.NewTestContext(t)
-	pod := getTestPod()
-	pod.UID = uid
-	pod.Name += "-" + string(uid)
-	pod.Annotations = map[string]string{"sidecar-kubelet.io/sidecars": testContainerName}
-	pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: "app"})
-	pod.Spec.Containers[0].ReadinessProbe = &v1.Probe{
-		ProbeHandler:  v1.ProbeHandler{HTTPGet: &v1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}},
-		PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: successThreshold, FailureThreshold: failureThreshold,
+	return sidecarPod(t, m, uid, annotatedSidecar, readiness, httpProbe(successThreshold, failureThreshold), start, true)
+}
+
+// firstSuccess looks at the test container's result in resultsManager
+// every 10 ms until d after start, hands each to look (if set), and
+// returns when it first was a success: the zero time if never.
+func firstSuccess(resultsManager results.Manager, start time.Time, d time.Duration, look func(result results.Result, ok bool)) time.Time {
+	var seen time.Time
+	for time.Since(start) < d {
+		time.Sleep(10 * time.Millisecond)
+		result, ok := resultsManager.Get(testContainerID)
+		if look != nil {
+			look(result, ok)
+		}
+		if seen.IsZero() && ok && result == results.Success {
+			seen = time.Now()
+		}
 	}
-	status := getTestRunningStatus()
-	status.PodIP = "10.0.0.1"
-	status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
-	m.statusManager.SetPodStatus(logger, pod, status)
-	return pod
+	return seen
 }
 
 // TestExtraRunsCountTowardsTheThresholds checks contract rule 3: the extra runs
@@ -593,6 +613,74 @@ func TestExtraRunsStartWithALateContainer(t *testing.T) {
 	}
 }
 
+// TestExtraRunsBackOffFromTheProbesFirstRun checks contract rule 3 for a
+// readiness probe that may not run at the container's start: its extra
+// runs come every 50 ms from the first run the probe may make, and the
+// first comes as soon as it may. The probe runs on its period of 300 s
+// alone otherwise, so that only extra runs can see the readiness here.
+// Before the fix the back-off counted from the container's start: 10 s
+// into it, when initialDelaySeconds or a startup probe let the probe run,
+// the extra runs came once a second, and the readiness was seen up to a
+// second late.
+func TestExtraRunsBackOffFromTheProbesFirstRun(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
+	for _, tc := range []struct {
+		name string
+		// initialDelaySeconds of the readiness probe.
+		initialDelaySeconds int32
+		// startedAfter: when the container's startup probe succeeds (its
+		// status says Started), after its start; 0: it has none.
+		startedAfter time.Duration
+		// readyAfter: when the sidecar answers ready, after its start.
+		readyAfter time.Duration
+		// mayRunAfter: when the probe may first run, after the start.
+		mayRunAfter time.Duration
+		wantSeenBy  time.Duration // after max(readyAfter, mayRunAfter)
+	}{
+		{name: "initialDelaySeconds 10, ready before they end", initialDelaySeconds: 10,
+			readyAfter: 700 * time.Millisecond, mayRunAfter: 10 * time.Second,
+			// The first run comes as the delay ends: the test's 10 ms.
+			wantSeenBy: 10 * time.Millisecond},
+		{name: "initialDelaySeconds 10, ready 1.23 s after they end", initialDelaySeconds: 10,
+			readyAfter: 11230 * time.Millisecond, mayRunAfter: 10 * time.Second, wantSeenBy: 50 * time.Millisecond},
+		{name: "behind a startup probe that succeeds at 10 s, ready 1.23 s after", startedAfter: 10 * time.Second,
+			readyAfter: 11230 * time.Millisecond, mayRunAfter: 10 * time.Second, wantSeenBy: 50 * time.Millisecond},
+		{name: "ready at 11.23 s, from the start: backed off", readyAfter: 11230 * time.Millisecond,
+			// 10 s into the wait the extra runs come once a second.
+			wantSeenBy: time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				_, ctx := ktesting.NewTestContext(t)
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				m := newTestManager()
+				start := time.Now()
+				prober := &readyAtProber{readyAt: start.Add(tc.readyAfter)}
+				m.prober.http = prober
+				probe := httpProbe(1, 3)
+				probe.PeriodSeconds = 300
+				probe.InitialDelaySeconds = tc.initialDelaySeconds
+				pod := sidecarPod(t, m, "delayed", annotatedSidecar, readiness, probe, start, tc.startedAfter == 0)
+				w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
+				go w.run(ctx)
+
+				seen := firstSuccess(m.readinessManager, start, 20*time.Second, func(results.Result, bool) {
+					if tc.startedAfter > 0 && time.Since(start) >= tc.startedAfter {
+						// The startup probe's success, without the pod
+						// sync's manual trigger: the worker's own looks
+						// are the bound.
+						setSidecarStatus(t, m, pod, start, true)
+						tc.startedAfter = 0
+					}
+				})
+				expectSeenWithin(t, seen, start.Add(max(tc.readyAfter, tc.mayRunAfter)), tc.wantSeenBy)
+				w.stop()
+			})
+		})
+	}
+}
+
 // extraRunCount reads the ExtraProbeRuns counter of an outcome.
 func extraRunCount(t *testing.T, outcome string) float64 {
 	t.Helper()
@@ -720,45 +808,27 @@ func (p *readyAtExecProber) count() int {
 func TestWaitedOnExecProbeRunsUntilItSucceeds(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 	synctest.Test(t, func(t *testing.T) {
-		logger, ctx := ktesting.NewTestContext(t)
+		_, ctx := ktesting.NewTestContext(t)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		m := newTestManager()
 		start := time.Now()
 		prober := &readyAtExecProber{readyAt: start.Add(1230 * time.Millisecond)}
 		m.prober.exec = prober
-		pod := getTestPod()
-		pod.Annotations = map[string]string{"sidecar-kubelet.io/sidecars": testContainerName}
-		pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{Name: "app"})
-		pod.Spec.Containers[0].ReadinessProbe = &v1.Probe{
+		execProbe := &v1.Probe{
 			ProbeHandler:  v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"/ready"}}},
 			PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3,
 		}
-		status := getTestRunningStatus()
-		status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(start)
-		m.statusManager.SetPodStatus(logger, pod, status)
+		pod := sidecarPod(t, m, "pod", annotatedSidecar, readiness, execProbe, start, true)
 		w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
 		go w.run(ctx)
 
-		var seen time.Time
-		for time.Since(start) < 30*time.Second {
-			time.Sleep(10 * time.Millisecond)
-			if result, ok := m.readinessManager.Get(testContainerID); seen.IsZero() && ok && result == results.Success {
-				seen = time.Now()
-			}
-		}
-		if seen.IsZero() {
-			t.Fatalf("the probe's success was never seen")
-		}
+		seen := firstSuccess(m.readinessManager, start, 30*time.Second, nil)
 		// Within an interval, and the 10 ms the test looks at.
-		if late := seen.Sub(prober.readyAt); late > 110*time.Millisecond {
-			t.Errorf("success seen %v after the sidecar turned ready, want at most 110ms", late)
-		}
+		expectSeenWithin(t, seen, prober.readyAt, 110*time.Millisecond)
 		// The first run, extra runs every 100 ms up to 1.3 s, then the
 		// periods at 10, 20 and 30 s.
-		if runs, want := prober.count(), 1+13+3; runs > want+1 || runs < want-1 {
-			t.Errorf("%d exec probe runs in 30 s, want %d (±1)", runs, want)
-		}
+		expectRuns(t, prober.count(), 1+13+3)
 		w.stop()
 	})
 }
