@@ -207,6 +207,9 @@ func (o *waitedOn) delayed(startedAt time.Time, initialDelaySeconds int32) {
 func (o *waitedOn) probeRunnable() {
 	if o.enabled && o.probingSince.IsZero() {
 		o.probingSince = time.Now()
+		// The next extra run comes at the first interval from this run,
+		// not at the pace of the looks before it.
+		o.stop()
 	}
 }
 

@@ -631,6 +631,10 @@ func TestExtraRunsBackOffFromTheProbesFirstRun(t *testing.T) {
 		// startedAfter: when the container's startup probe succeeds (its
 		// status says Started), after its start; 0: it has none.
 		startedAfter time.Duration
+		// triggered: the pod's sync then runs the probe at once, as
+		// upstream's status update does for a started container that is
+		// not ready (manualTriggerCh).
+		triggered bool
 		// readyAfter: when the sidecar answers ready, after its start.
 		readyAfter time.Duration
 		// mayRunAfter: when the probe may first run, after the start.
@@ -645,6 +649,11 @@ func TestExtraRunsBackOffFromTheProbesFirstRun(t *testing.T) {
 			readyAfter: 11230 * time.Millisecond, mayRunAfter: 10 * time.Second, wantSeenBy: 50 * time.Millisecond},
 		{name: "behind a startup probe that succeeds at 10 s, ready 1.23 s after", startedAfter: 10 * time.Second,
 			readyAfter: 11230 * time.Millisecond, mayRunAfter: 10 * time.Second, wantSeenBy: 50 * time.Millisecond},
+		{name: "behind a startup probe that succeeds at 10.01 s, the sync's run at once, ready 20 ms after",
+			startedAfter: 10010 * time.Millisecond, triggered: true,
+			// The worker looked at 10 s; its next look would have been at
+			// 10.2 s: the extra runs come at 50 ms from the sync's run.
+			readyAfter: 10030 * time.Millisecond, mayRunAfter: 10010 * time.Millisecond, wantSeenBy: 50 * time.Millisecond},
 		{name: "ready at 11.23 s, from the start: backed off", readyAfter: 11230 * time.Millisecond,
 			// 10 s into the wait the extra runs come once a second.
 			wantSeenBy: time.Second},
@@ -667,10 +676,13 @@ func TestExtraRunsBackOffFromTheProbesFirstRun(t *testing.T) {
 
 				seen := firstSuccess(m.readinessManager, start, 20*time.Second, func(results.Result, bool) {
 					if tc.startedAfter > 0 && time.Since(start) >= tc.startedAfter {
-						// The startup probe's success, without the pod
-						// sync's manual trigger: the worker's own looks
+						// The startup probe's success; without the pod
+						// sync's manual trigger, the worker's own looks
 						// are the bound.
 						setSidecarStatus(t, m, pod, start, true)
+						if tc.triggered {
+							w.manualTriggerCh <- struct{}{}
+						}
 						tc.startedAfter = 0
 					}
 				})
