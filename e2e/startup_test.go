@@ -123,7 +123,8 @@ var _ = Describe("Startup", func() {
 			// test server's own "started" plus the delay). Each step counts
 			// from the sidecar's readiness or from then, whichever is later.
 			var probeDelay time.Duration
-			for _, probe := range []*v1.Probe{sidecar("s", 9081).StartupProbe, sidecar("s", 9081).ReadinessProbe} {
+			probed := sidecar("s", 9081)
+			for _, probe := range []*v1.Probe{probed.StartupProbe, probed.ReadinessProbe} {
 				if probe != nil {
 					probeDelay = max(probeDelay, time.Duration(probe.InitialDelaySeconds)*time.Second)
 				}
