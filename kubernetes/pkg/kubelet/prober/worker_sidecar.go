@@ -61,14 +61,14 @@ const (
 // (sidecars.ExtraCheckInterval). The back-off counts from the probe's
 // first run, not from the container's start: a readiness probe behind a
 // startup probe, or behind initialDelaySeconds, may not run for seconds,
-// and its sidecar has not been found not ready meanwhile. The extra runs of a readiness probe are
-// runs like the others: they count towards successThreshold and
-// failureThreshold. Those of a startup probe count only when they succeed
-// (sidecars.ExtraRunCounts), so that the container keeps the
-// failureThreshold × periodSeconds to start that the probe gives it. All
-// count in prober_probe_total. They end at the container's first success
-// and do not come back on a later flap; a new container (a restart) is
-// waited on again. The node's extra runs together are bounded
+// and its sidecar has not been found not ready meanwhile. The extra runs of
+// a readiness probe are runs like the others: they count towards
+// successThreshold and failureThreshold. Those of a startup probe count
+// only when they succeed (sidecars.ExtraRunCounts), so that the container
+// keeps the failureThreshold × periodSeconds to start that the probe gives
+// it. All count in prober_probe_total. They end at the container's first
+// success and do not come back on a later flap; a new container (a
+// restart) is waited on again. The node's extra runs together are bounded
 // (newExtraProbeRunLimiter). The zero waitedOn does nothing.
 type waitedOn struct {
 	enabled bool

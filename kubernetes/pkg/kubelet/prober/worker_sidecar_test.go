@@ -77,6 +77,22 @@ func (p *readyAtProber) count() int {
 	return p.runs
 }
 
+// readyAtStart is the prompt-detection tests' common start, inside their
+// synctest bubble: a context that the test's end cancels (stopping the
+// workers it runs), a probe manager whose HTTP prober's target turns ready
+// readyAfter the bubble's start, that start and the prober.
+func readyAtStart(t *testing.T, readyAfter time.Duration) (context.Context, *manager, time.Time, *readyAtProber) {
+	t.Helper()
+	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	m := newTestManager()
+	start := time.Now()
+	prober := &readyAtProber{readyAt: start.Add(readyAfter)}
+	m.prober.http = prober
+	return ctx, m, start, prober
+}
+
 // TestWaitedOnProbeRunsUntilItSucceeds checks contract rule 3's prompt
 // detection: the readiness probe of an annotated sidecar, which the app
 // containers wait on, also runs every 50 ms until it first succeeds, so the
@@ -117,13 +133,7 @@ func TestWaitedOnProbeRunsUntilItSucceeds(t *testing.T) {
 				featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarPromptReadinessChecks, !tc.noPromptChecks)
 			}
 			synctest.Test(t, func(t *testing.T) {
-				_, ctx := ktesting.NewTestContext(t)
-				ctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				m := newTestManager()
-				start := time.Now()
-				prober := &readyAtProber{readyAt: start.Add(1230 * time.Millisecond)}
-				m.prober.http = prober
+				ctx, m, start, prober := readyAtStart(t, 1230*time.Millisecond)
 				pod := sidecarPod(t, m, "pod", tc.annotations, readiness, httpProbe(1, 3), start, true)
 				// The pod's sync adds the pod's probe workers with the pod as
 				// its layout was decided, from the annotations of its
@@ -169,13 +179,7 @@ func TestWaitedOnStartupProbeRunsUntilItSucceeds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 			synctest.Test(t, func(t *testing.T) {
-				_, ctx := ktesting.NewTestContext(t)
-				ctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				m := newTestManager()
-				start := time.Now()
-				prober := &readyAtProber{readyAt: start.Add(1230 * time.Millisecond)}
-				m.prober.http = prober
+				ctx, m, start, prober := readyAtStart(t, 1230*time.Millisecond)
 				pod := sidecarPod(t, m, "pod", tc.annotations, startup, httpProbe(1, 2), start, false)
 				w := newWorker(m, startup, pod, pod.Spec.Containers[0])
 				go w.run(ctx)
@@ -355,18 +359,13 @@ func TestExtraRunsCountTowardsTheThresholds(t *testing.T) {
 func TestExtraRunsRecordNoEvents(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
 		// The events' references name the pod's kind.
 		if err := v1.AddToScheme(legacyscheme.Scheme); err != nil {
 			t.Fatal(err)
 		}
-		m := newTestManager()
+		ctx, m, start, prober := readyAtStart(t, 1230*time.Millisecond)
 		recorder := record.NewFakeRecorder(1000)
 		m.prober.recorder = recorder
-		start := time.Now()
-		prober := &readyAtProber{readyAt: start.Add(1230 * time.Millisecond)}
-		m.prober.http = prober
 		pod := waitedOnPod(t, m, "quiet", start, 1, 3)
 		w := newWorker(m, readiness, pod, pod.Spec.Containers[0])
 		defer w.stop()
@@ -660,13 +659,7 @@ func TestExtraRunsBackOffFromTheProbesFirstRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				_, ctx := ktesting.NewTestContext(t)
-				ctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				m := newTestManager()
-				start := time.Now()
-				prober := &readyAtProber{readyAt: start.Add(tc.readyAfter)}
-				m.prober.http = prober
+				ctx, m, start, _ := readyAtStart(t, tc.readyAfter)
 				probe := httpProbe(1, 3)
 				probe.PeriodSeconds = 300
 				probe.InitialDelaySeconds = tc.initialDelaySeconds
