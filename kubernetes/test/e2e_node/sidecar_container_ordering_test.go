@@ -107,6 +107,19 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 		return pod
 	}
 
+	// readyPodOutput waits for the pod to be ready and for regular-1, the
+	// last of its containers to start, to have logged Started, and returns
+	// the pod and its containers' output. The pod turns Ready once
+	// regular-1 runs, which can be before its command has logged its first
+	// line: a read of the logs at once raced it (a run on v1.37 found no
+	// line of regular-1, the pod Ready and the kubelet's SidecarsReady
+	// event saying it started regular-1).
+	readyPodOutput := func(ctx context.Context, pod *v1.Pod) (*v1.Pod, containerOutputList) {
+		pod = waitPodReady(ctx, pod)
+		waitForContainersStarted(ctx, f, pod, regular1)
+		return pod, parseOutput(ctx, f, pod)
+	}
+
 	// waitSidecarRunning waits for the pod's one restartable init container
 	// to run, which its readiness probe fails at first.
 	waitSidecarRunning := func(ctx context.Context, pod *v1.Pod) {
@@ -154,8 +167,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			pod = waitPodReady(ctx, pod)
-			results := parseOutput(ctx, f, pod)
+			pod, results := readyPodOutput(ctx, pod)
 
 			ginkgo.By("Analyzing results")
 			// sidecar-1 logs Started, and its readiness probe can succeed,
@@ -203,8 +215,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			pod = waitPodReady(ctx, pod)
-			results := parseOutput(ctx, f, pod)
+			pod, results := readyPodOutput(ctx, pod)
 
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
@@ -494,8 +505,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			pod = waitPodReady(ctx, pod)
-			results := parseOutput(ctx, f, pod)
+			pod, results := readyPodOutput(ctx, pod)
 
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
@@ -512,8 +522,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			pod = waitPodReady(ctx, pod)
-			results := parseOutput(ctx, f, pod)
+			pod, results := readyPodOutput(ctx, pod)
 
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
@@ -545,8 +554,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			client := e2epod.NewPodClient(f)
 			pod = client.Create(ctx, pod)
 
-			pod = waitPodReady(ctx, pod)
-			results := parseOutput(ctx, f, pod)
+			pod, results := readyPodOutput(ctx, pod)
 
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, sidecar2))
@@ -681,8 +689,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// The spec is of a resize before the first readiness.
 			gomega.Expect(resized.Ready).To(gomega.BeFalseBecause("sidecar-1 was ready before the kubelet applied the resize, got %+v", resized))
 
-			pod = waitPodReady(ctx, pod)
-			results := parseOutput(ctx, f, pod)
+			pod, results := readyPodOutput(ctx, pod)
 
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
@@ -711,8 +718,7 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			ginkgo.By("starting the kubelet again")
 			restartKubelet(ctx)
 
-			pod = waitPodReady(ctx, pod)
-			results := parseOutput(ctx, f, pod)
+			pod, results := readyPodOutput(ctx, pod)
 
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
