@@ -44,9 +44,14 @@ const runtimeSlack = 1500 * time.Millisecond
 // deletion: the kubelet learns of the deletion through its watch, its pod
 // worker waits for a runtime status newer than its last sync (up to the
 // one-second relist), it sees the exits at a later relist and writes the
-// statuses, and the suite's watch sees them; more on a loaded machine. The
-// runtime's view above is the precise measure.
-const observationSlack = 4 * time.Second
+// statuses, and the suite's watch sees them; more on a loaded machine. On
+// the 2-core machine with three suite processes, 4 s fell short once: the
+// first preStop hook began 1.9 s after the deletion and the statuses were
+// seen 2.4 s after the last exit, 4.3 s in all, while the runtime's view
+// met the deadline. The runtime's view above is the precise measure; this
+// one catches a kubelet that stops the containers and does not say so, or
+// that breaks the deadline by a whole grace period, which both cost more.
+const observationSlack = 6 * time.Second
 
 var _ = Describe("Termination", func() {
 	var ns string

@@ -430,6 +430,14 @@ gates_result_suffix() {
   [ -n "${KUBELET_FEATURE_GATES:-}" ] || return 0
   echo "-$(tr 'A-Z' 'a-z' <<< "$KUBELET_FEATURE_GATES" | sed 's/sidecarcontainerordering=false/gate-off/; s/sidecarcontainerordering=true/gate-on/; s/[^a-z0-9-]\{1,\}/-/g')"
 }
+# ginkgo_failure_messages prints the message of each failure in ginkgo's
+# output in the file $1, one line each, colours removed, cut at 600
+# characters: the "[FAILED] <message>" lines, not their "[FAILED] in [It]"
+# locations.
+ginkgo_failure_messages() {
+  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^ *\[FAILED\] ' | grep -vE '^ *\[FAILED\] in \[' |
+    sed 's/^ *\[FAILED\] /- /' | cut -c1-600 || true
+}
 GINKGO_SUMMARY_RE='Ran ([0-9]+) of ([0-9]+) Specs in ([0-9.]+) seconds.*-- ([0-9]+) Passed \| ([0-9]+) Failed \| ([0-9]+) Pending \| ([0-9]+) Skipped'
 
 # fork_test_files TREE FROM TO prints the test files the series adds

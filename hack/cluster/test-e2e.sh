@@ -15,6 +15,8 @@ cluster_settings
 export K8S_VERSION
 
 kubeconfig="$OUTPUT/cluster/kubeconfig"
+suite_log="$OUTPUT/e2e/suite.log"
+rm -f "$suite_log"
 was_up=false
 if [ -f "$kubeconfig" ] && [ -x "$KUBECTL" ] && "$KUBECTL" --kubeconfig "$kubeconfig" get --raw /readyz >/dev/null 2>&1; then
   was_up=true
@@ -29,6 +31,13 @@ teardown() {
   if [ "$was_up" = false ]; then
     "$ROOT/hack/cluster/down.sh" || rc=1
   fi
+  # The outcome last, so that the tail of a CI log names what failed.
+  if [ "$rc" -ne 0 ] && [ -s "$suite_log" ]; then
+    log "e2e failed (exit $rc): $(ginkgo_summary "$suite_log")"
+    ginkgo_failed_specs "$suite_log" >&2
+    log "their messages (the whole output: $suite_log):"
+    ginkgo_failure_messages "$suite_log" >&2
+  fi
   exit "$rc"
 }
 trap teardown EXIT
@@ -38,7 +47,6 @@ start=$SECONDS
 "$ROOT/hack/cluster/build-bins.sh"
 "$ROOT/hack/cluster/up.sh"
 log "cluster ready after $((SECONDS - start))s"
-suite_log="$OUTPUT/e2e/suite.log"
 mkdir -p "$(dirname "$suite_log")"
 suite_start=$SECONDS
 status=0
