@@ -965,7 +965,7 @@ func DensityCommand(args []string) error {
 	// machine's load over the runs touches every way alike.
 	for run := *firstRun; run < *firstRun+*runs; run++ {
 		for _, n := range ns {
-			for _, w := range ways {
+			for _, w := range waysOfRun(ways, run) {
 				dr, err := d.measure(ctx, w, n, run, idle)
 				line, jerr := json.Marshal(dr)
 				if jerr != nil {

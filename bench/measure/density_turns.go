@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
 // DensityTurn is one kubelet's share of the density runs between two
@@ -57,6 +59,18 @@ func DensityTurns(runs int, kubelets []string) []DensityTurn {
 		}
 	}
 	return turns
+}
+
+// waysOfRun is the order of the ways in run run: rotated by one a run, so
+// that no way is always the first after a kubelet restart or always the
+// last of a turn, and a drift within a turn falls on each way alike over
+// the runs.
+func waysOfRun(ways []results.Way, run int) []results.Way {
+	if len(ways) == 0 {
+		return nil
+	}
+	k := run % len(ways)
+	return append(append([]results.Way(nil), ways[k:]...), ways[:k]...)
 }
 
 // DensityTurnsCommand is bench density-turns: the turns of DensityTurns,

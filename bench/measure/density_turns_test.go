@@ -20,6 +20,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
 func TestDensityTurns(t *testing.T) {
@@ -67,5 +69,32 @@ func TestDensityTurns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestWaysOfRun(t *testing.T) {
+	ways := []results.Way{{Name: "fork/annotated"}, {Name: "fork/native-wait-ready"}, {Name: "fork/poststart"}}
+	names := func(ws []results.Way) []string {
+		var out []string
+		for _, w := range ws {
+			out = append(out, w.Name)
+		}
+		return out
+	}
+	for run, want := range [][]string{
+		{"fork/annotated", "fork/native-wait-ready", "fork/poststart"},
+		{"fork/native-wait-ready", "fork/poststart", "fork/annotated"},
+		{"fork/poststart", "fork/annotated", "fork/native-wait-ready"},
+		{"fork/annotated", "fork/native-wait-ready", "fork/poststart"},
+	} {
+		if diff := cmp.Diff(want, names(waysOfRun(ways, run))); diff != "" {
+			t.Errorf("run %d (-want +got):\n%s", run, diff)
+		}
+	}
+	if diff := cmp.Diff([]string{"fork/annotated", "fork/native-wait-ready", "fork/poststart"}, names(ways)); diff != "" {
+		t.Errorf("waysOfRun changed its argument (-want +got):\n%s", diff)
+	}
+	if got := waysOfRun(nil, 3); got != nil {
+		t.Errorf("waysOfRun(nil) = %v", got)
 	}
 }

@@ -83,6 +83,50 @@ type densitySummary struct {
 	PeakExtra, MaxMeanExtra float64
 	Tightest                results.Window // the window closest to the bound, or furthest over it
 	ExtraRatesKnown         bool
+	// NodeByRun, AllReadyByRun: each run's node CPU per pod and time to
+	// all Ready by its run index, to pair with another way's run of the
+	// same index (pairRuns). Nil when an index repeats (the runs of two
+	// bench invocations in one file): their pairs are unknown.
+	NodeByRun, AllReadyByRun map[int]float64
+}
+
+// pairedRatios are a way's figures over a rival's at one N, run by run.
+// The runs of one index are taken close together (DensityTurns: the
+// kubelets take turns fork, upstream, upstream, fork, ...; the ways take
+// turns within a run), so a drift of the machine between turns, which
+// moves the p50s of separate runs apart, touches both runs of a pair
+// alike. P50 is the nearest-rank median of the ratios, Min and Max their
+// range; Pairs 0: none (the figures NaN).
+type pairedRatios struct {
+	P50, Min, Max float64
+	Pairs         int
+}
+
+// pairRuns pairs the runs of a and b (figures by run index) and returns
+// the ratios a/b.
+func pairRuns(a, b map[int]float64) pairedRatios {
+	var ratios []float64
+	for run, va := range a {
+		if vb, ok := b[run]; ok && vb > 0 && !math.IsNaN(va) && !math.IsNaN(vb) {
+			ratios = append(ratios, va/vb)
+		}
+	}
+	lo, hi := minMax(ratios)
+	return pairedRatios{P50: p50(ratios), Min: lo, Max: hi, Pairs: len(ratios)}
+}
+
+// judged says whether there are pairs enough to judge a goal on them.
+func (p pairedRatios) judged() bool { return p.Pairs >= densityMinRuns }
+
+// String is the ratios as a goal shows them.
+func (p pairedRatios) String() string {
+	if p.Pairs == 0 {
+		return "no runs pair up"
+	}
+	if p.Min >= p.Max {
+		return fmt.Sprintf("paired by run ×%.2f, %d pairs", p.P50, p.Pairs)
+	}
+	return fmt.Sprintf("paired by run ×%.2f (%.2f–%.2f), %d pairs", p.P50, p.Min, p.Max, p.Pairs)
 }
 
 // p50 is the nearest-rank median of values (NaN for none).
@@ -139,6 +183,8 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 		apiEventUpdates, apiEventUpdatesWhileGoing    []float64
 		runtimeOps                                    []float64
 		runtimeOpsByOp                                map[string][]float64
+		runSeen                                       map[int]bool
+		runRepeats                                    bool
 	}
 	accs := map[key]*acc{}
 	for _, r := range runs {
@@ -166,8 +212,14 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 			continue
 		}
 		s.Runs++
+		if a.runSeen == nil {
+			a.runSeen, s.NodeByRun, s.AllReadyByRun = map[int]bool{}, map[int]float64{}, map[int]float64{}
+		}
+		a.runRepeats = a.runRepeats || a.runSeen[r.Run]
+		a.runSeen[r.Run] = true
 		if v, ok := r.AllReadyMs(); ok {
 			s.AllReadyMs = append(s.AllReadyMs, v)
+			s.AllReadyByRun[r.Run] = v
 		}
 		s.APrimes = append(s.APrimes, r.APrimes()...)
 		for i, part := range r.APrimeParts() {
@@ -183,6 +235,7 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 		}
 		if v := r.NodePerPodMs(); !math.IsNaN(v) {
 			a.node = append(a.node, v)
+			s.NodeByRun[r.Run] = v
 		}
 		if tw := r.TimeWait; tw != nil {
 			a.timeWaitReady = append(a.timeWaitReady, float64(tw.Ready))
@@ -254,6 +307,9 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 			s.RuntimeOpsByOp[op] = p50(vs)
 		}
 		s.Periodic, s.Extra, s.Limited = p50(a.periodic), p50(a.extra), p50(a.limited)
+		if a.runRepeats {
+			s.NodeByRun, s.AllReadyByRun = nil, nil
+		}
 		s.RatesKnown = len(a.extra) > 0
 		out = append(out, *s)
 	}
@@ -264,7 +320,8 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 const densityNote = "`bench density`: for each pod count N and way, N pods created at once, each with one sidecar its app\n" +
 	"waits for (the way's kind of sidecar; `fork/no-sidecars`: the same two containers without ordering), whose /ready\n" +
 	"turns 200 between 0.5 and 3 s after it starts (drawn from a seeded generator: every way of a run meets the same\n" +
-	"delays). The ways take turns within each run, and the kubelets run by run (fork, upstream, upstream, fork, ...);\n" +
+	"delays). The ways take turns within each run, each run in another order, and the kubelets run by run (fork, upstream,\n" +
+	"upstream, fork, ...), so that the runs of one index are taken close together and the goals compare them in pairs;\n" +
 	"every run deletes its pods, removes their stopped containers and sandboxes through the CRI (what the kubelet's\n" +
 	"garbage collection does once a minute; runs of older benchmarks left them to it, in the next run) and waits until\n" +
 	"neither the API nor the runtime has any left.\n\n" +
@@ -569,7 +626,10 @@ func (e *everyN) verdict(v *rateVerdict) {
 // never above the node-wide bound (in any one second: the bound and its
 // burst); at every N, its time to all Ready (p50 of at least 3 runs) no
 // later than the postStart workaround's and upstream's native sidecars',
-// and its a′ p95 below the postStart hook's.
+// and its a′ p95 below the postStart hook's. Where at least 3 runs of a
+// way and its rival pair up by index, the comparisons of the node's CPU
+// and of the time to all Ready are judged on the p50 of the pairs' ratios
+// (pairRuns), not on the ratio of the two p50s.
 func densityGoals(sums []densitySummary) []rateVerdict {
 	get := func(way string, n int) *densitySummary {
 		for i := range sums {
@@ -624,7 +684,7 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 		}
 		// The node's CPU per pod, every serve group.
 		hasNode := func(s *densitySummary) bool { return !math.IsNaN(s.NodePerPod) }
-		node := rateVerdict{Goal: fmt.Sprintf("the node's CPU per pod (kubelet, containerd + shims + runc, API server, etcd), many pods at once: ≤ %.1f× `upstream/native-startup`'s at every N, and no more at the largest N than at the smallest", densityNodeCPURatio),
+		node := rateVerdict{Goal: fmt.Sprintf("the node's CPU per pod (kubelet, containerd + shims + runc, API server, etcd), many pods at once: ≤ %.1f× `upstream/native-startup`'s at every N (the p50 of the ratios of the runs paired by index, where %d pair up), and no more at the largest N than at the smallest", densityNodeCPURatio, densityMinRuns),
 			Way: way, Figure: "—", Met: "—"}
 		if ns := counts(way, hasNode); len(ns) > 0 {
 			// The node's CPU per pod moves between runs of the same way
@@ -643,6 +703,13 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 						part += fmt.Sprintf("; `%s` %s", sameProbeWay, nodeCPURange(sameProbe))
 					}
 					part += ")"
+					// Where enough runs pair up, the ratio of each pair
+					// decides: the p50s of separate turns carry the drift
+					// between them.
+					if pr := pairRuns(s.NodeByRun, up.NodeByRun); pr.judged() {
+						e.add(part+"; "+pr.String(), true, shown(pr.P50, 0.01) <= densityNodeCPURatio)
+						continue
+					}
 					few := fewRuns(s, up)
 					if few {
 						part += notJudged
@@ -691,7 +758,7 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 			bound.Met = yesNo(tightest.WithinBound())
 		}
 		// Time to all Ready, at every N the way and a rival share.
-		ready := rateVerdict{Goal: fmt.Sprintf("all pods Ready, N at once (p50 of ≥ %d runs), at every N: no later than `fork/poststart` and `upstream/native-startup`", densityMinRuns),
+		ready := rateVerdict{Goal: fmt.Sprintf("all pods Ready, N at once (p50 of ≥ %d runs; where %d runs pair up by index, the p50 of their ratios), at every N: no later than `fork/poststart` and `upstream/native-startup`", densityMinRuns, densityMinRuns),
 			Way: way, Figure: "—", Met: "—"}
 		hasReady := func(s *densitySummary) bool { return !math.IsNaN(s.AllReadyP50) }
 		e := newEveryN()
@@ -701,6 +768,13 @@ func densityGoals(sums []densitySummary) []rateVerdict {
 			met, few := true, fewRuns(s)
 			for _, rival := range []string{"fork/poststart", "upstream/native-startup"} {
 				if r := get(rival, n); r != nil && hasReady(r) {
+					// As for the node's CPU: the pairs decide where
+					// enough runs pair up.
+					if pr := pairRuns(s.AllReadyByRun, r.AllReadyByRun); pr.judged() {
+						against = append(against, fmt.Sprintf("`%s` %s s, %s", rival, allReadyRange(r), pr))
+						met = met && shown(pr.P50, 0.01) <= 1
+						continue
+					}
 					against = append(against, fmt.Sprintf("`%s` %s s", rival, allReadyRange(r)))
 					few = few || fewRuns(r)
 					met = met && shown(s.AllReadyP50, 1) <= shown(r.AllReadyP50, 1)

@@ -63,17 +63,18 @@ func TestSummarizeDensity(t *testing.T) {
 	want := []densitySummary{
 		{Way: "fork/annotated", Kubelet: "fork", N: 10, Runs: 3, Failed: 1, Errors: []string{"run 3: 3 of 10 pods Ready after 4m0s"},
 			AllReadyMs: []float64{2000, 3000, 2500}, AllReadyP50: 2500, AllReadyMin: 2000, AllReadyMax: 3000,
-			APrimes: []float64{90, 110, 120, 130}, APrimeP50: 110, APrimeP95: 130,
+			AllReadyByRun: map[int]float64{0: 2000, 1: 3000, 2: 2500},
+			APrimes:       []float64{90, 110, 120, 130}, APrimeP50: 110, APrimeP95: 130,
 			KubeletPerPod: 60, KubeletPerPodMin: 50, KubeletPerPodMax: 70, ContainerdPerPod: nan,
 			Periodic: 10, Extra: 110, Limited: 0, RatesKnown: true,
 			PeakExtra: 190, MaxMeanExtra: 190, Tightest: results.Window{Runs: 190, Seconds: 1}, ExtraRatesKnown: true}, // the failed run's extra runs count
 		{Way: "fork/annotated", Kubelet: "fork", N: 30, Runs: 1,
-			AllReadyMs: []float64{3000}, AllReadyP50: 3000, AllReadyMin: 3000, AllReadyMax: 3000,
+			AllReadyMs: []float64{3000}, AllReadyP50: 3000, AllReadyMin: 3000, AllReadyMax: 3000, AllReadyByRun: map[int]float64{0: 3000},
 			APrimes: []float64{100, 300}, APrimeP50: 100, APrimeP95: 300,
 			KubeletPerPod: 70, KubeletPerPodMin: 70, KubeletPerPodMax: 70, ContainerdPerPod: nan,
 			Periodic: 30, Extra: 150, RatesKnown: true, PeakExtra: 150, MaxMeanExtra: 150, Tightest: results.Window{Runs: 150, Seconds: 1}, ExtraRatesKnown: true},
 		{Way: "fork/no-sidecars", Kubelet: "fork", N: 10, Runs: 1,
-			AllReadyMs: []float64{2000}, AllReadyP50: 2000, AllReadyMin: 2000, AllReadyMax: 2000,
+			AllReadyMs: []float64{2000}, AllReadyP50: 2000, AllReadyMin: 2000, AllReadyMax: 2000, AllReadyByRun: map[int]float64{0: 2000},
 			APrimeP50: nan, APrimeP95: nan,
 			KubeletPerPod: 40, KubeletPerPodMin: 40, KubeletPerPodMax: 40, ContainerdPerPod: nan,
 			Periodic: 10, RatesKnown: true, Tightest: results.Window{Seconds: 1}, ExtraRatesKnown: true},
@@ -418,6 +419,18 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 		s.AllReadyMin, s.AllReadyMax = lo*1000, hi*1000
 		return s
 	}
+	// byRun gives a summary its runs' figures by index, the node's CPU per
+	// pod in ms and the time to all Ready in s.
+	byRun := func(s densitySummary, node, readyS []float64) densitySummary {
+		s.NodeByRun, s.AllReadyByRun = map[int]float64{}, map[int]float64{}
+		for i, v := range node {
+			s.NodeByRun[i] = v
+		}
+		for i, v := range readyS {
+			s.AllReadyByRun[i] = v * 1000
+		}
+		return s
+	}
 	tests := []struct {
 		name string
 		sums []densitySummary
@@ -545,6 +558,45 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 			"yes: 4.00 s at 10 pods (`upstream/native-startup` 4.50 s)",
 			"—: —",
 		},
+	}, {
+		// Upstream's runs 120, 90, 140 ms and the fork's 140, 98, 150: the
+		// p50s are 1.17× apart, the pairs' p50 1.09×. The times to all
+		// Ready: the fork's p50 is later (9.6 s against 9.5 s), the pairs'
+		// p50 0.99×.
+		name: "where 3 runs pair up by index, the pairs decide: met",
+		sums: []densitySummary{
+			byRun(withNodeRange(sum("fork/annotated", 10, 3, 9.6, 140, nan), 98, 150), []float64{140, 98, 150}, []float64{9.6, 9.0, 10.1}),
+			byRun(withNodeRange(sum("upstream/native-startup", 10, 3, 9.5, 120, nan), 90, 140), []float64{120, 90, 140}, []float64{9.7, 8.9, 10.2}),
+		},
+		want: []string{
+			"yes: 140 (98.0–150) ms at 10 pods (`upstream/native-startup` 120 (90.0–140)); paired by run ×1.09 (1.07–1.17), 3 pairs",
+			"yes: 9.60 s at 10 pods (`upstream/native-startup` 9.50 s, paired by run ×0.99 (0.99–1.01), 3 pairs)",
+			"—: —",
+		},
+	}, {
+		// Equal p50s, but two pairs of three 1.15× and more apart; the
+		// same times to all Ready, the pairs' p50 1.05×.
+		name: "where 3 runs pair up by index, the pairs decide: missed",
+		sums: []densitySummary{
+			byRun(withNodeRange(sum("fork/annotated", 30, 3, 20, 200, nan), 120, 230), []float64{120, 230, 200}, []float64{20, 21, 19}),
+			byRun(withNodeRange(sum("upstream/native-startup", 30, 3, 20, 200, nan), 100, 300), []float64{100, 200, 300}, []float64{19, 20, 18}),
+		},
+		want: []string{
+			"no: 200 (120–230) ms at 30 pods (`upstream/native-startup` 200 (100–300)); paired by run ×1.15 (0.67–1.20), 3 pairs",
+			"no: 20.00 s at 30 pods (`upstream/native-startup` 20.00 s, paired by run ×1.05 (1.05–1.06), 3 pairs)",
+			"—: —",
+		},
+	}, {
+		name: "fewer than 3 pairs: the p50s decide",
+		sums: []densitySummary{
+			byRun(sum("fork/annotated", 10, 3, 9.4, 140, nan), []float64{140, 98}, []float64{9.4, 11}),
+			byRun(sum("upstream/native-startup", 10, 3, 9.5, 120, nan), []float64{120, 90, 140}, []float64{9.7, 8.9, 10.2}),
+		},
+		want: []string{
+			"no: 140 ms at 10 pods (`upstream/native-startup` 120)",
+			"yes: 9.40 s at 10 pods (`upstream/native-startup` 9.50 s)",
+			"—: —",
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -558,5 +610,31 @@ func TestDensityGoalsWholeNode(t *testing.T) {
 				t.Errorf("verdicts (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestSummarizeDensityByRun(t *testing.T) {
+	a, b := benchtest.WholeNodeRun(), benchtest.WholeNodeRun()
+	b.Run = 1
+	b.CPU.Gone.Groups["etcd"] = 8.3 // 10 ms more per pod
+	s := summarizeDensity([]results.DensityRun{a, b})[0]
+	if diff := cmp.Diff(map[int]float64{0: a.NodePerPodMs(), 1: b.NodePerPodMs()}, s.NodeByRun); diff != "" {
+		t.Errorf("NodeByRun (-want +got):\n%s", diff)
+	}
+	readyA, _ := a.AllReadyMs()
+	readyB, _ := b.AllReadyMs()
+	if diff := cmp.Diff(map[int]float64{0: readyA, 1: readyB}, s.AllReadyByRun); diff != "" {
+		t.Errorf("AllReadyByRun (-want +got):\n%s", diff)
+	}
+	if pr := pairRuns(s.NodeByRun, map[int]float64{0: a.NodePerPodMs() / 2, 1: b.NodePerPodMs() / 2, 2: 1}); pr.Pairs != 2 || pr.P50 != 2 || pr.Min != 2 || pr.Max != 2 {
+		t.Errorf("pairRuns = %+v, want 2 pairs of ratio 2", pr)
+	}
+	// Two runs of one index (two invocations' files joined): no pairs.
+	b.Run = 0
+	if s := summarizeDensity([]results.DensityRun{a, b})[0]; s.NodeByRun != nil || s.AllReadyByRun != nil || s.Runs != 2 {
+		t.Errorf("a repeated run index: NodeByRun %v, AllReadyByRun %v, %d runs; want nil, nil, 2", s.NodeByRun, s.AllReadyByRun, s.Runs)
+	}
+	if got := pairRuns(nil, map[int]float64{0: 1}).String(); got != "no runs pair up" {
+		t.Errorf("no pairs: %q", got)
 	}
 }
