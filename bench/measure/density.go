@@ -305,9 +305,24 @@ type densityRunner struct {
 	// serveCgroup: the cluster's serve cgroup in the cpuacct hierarchy
 	// (density_serve.go); "" reads only the kubelet and containerd from
 	// /proc, as before.
-	serveCgroup  string
-	seed         uint64
-	readyTimeout time.Duration
+	serveCgroup string
+	seed        uint64
+	// timeout bounds a run's pods' start and, again, their going after
+	// the delete (densityTimeout); 0: densityTimeout's default.
+	timeout time.Duration
+}
+
+// densityTimeout is how long n pods may take to be Ready, and again to be
+// gone after their delete: the flag's value, or without one 4 minutes or
+// 4 s a pod, whichever is longer. A 2-core machine whose runtime took
+// 1.8 to 2.4 s of CPU per pod had 110 pods Ready after 225 s and still
+// had some 3 minutes after their delete; the one before it, 41 and 31 s.
+// The bound only ends a run that has failed.
+func densityTimeout(flag time.Duration, n int) time.Duration {
+	if flag > 0 {
+		return flag
+	}
+	return max(4*time.Minute, time.Duration(n)*4*time.Second)
 }
 
 // mark reads the kubelet's and containerd's CPU time.
@@ -539,7 +554,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	}
 	allReady := false
 	if created == n {
-		allReady = pw.waitFor(d.readyTimeout, func(pw *podsWatch) bool {
+		allReady = pw.waitFor(densityTimeout(d.timeout, n), func(pw *podsWatch) bool {
 			return len(pw.ready) == n || len(pw.failed) > 0
 		})
 	}
@@ -569,7 +584,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	case created < n:
 		dr.AllReady = 0
 	case !allReady:
-		fail("%d of %d pods Ready after %s", nReady, n, d.readyTimeout)
+		fail("%d of %d pods Ready after %s", nReady, n, densityTimeout(d.timeout, n))
 		dr.AllReady = 0
 	case nFailed > 0:
 		fail("%d pods ended by themselves", nFailed)
@@ -589,7 +604,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		return dr, fmt.Errorf("%w: delete: %v", errNodeNotClear, err)
 	}
 	// Every pod that was created goes.
-	goneAll := pw.waitFor(3*time.Minute, func(pw *podsWatch) bool {
+	goneAll := pw.waitFor(densityTimeout(d.timeout, n), func(pw *podsWatch) bool {
 		for i := range dr.Pods {
 			if dr.Pods[i].UID != "" && pw.gone[names[i]] == 0 {
 				return false
@@ -643,9 +658,9 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		fail("%s", why)
 	}
 	if !goneAll {
-		fail("pods still there 3 minutes after the delete")
+		fail("pods still there %s after the delete", densityTimeout(d.timeout, n))
 		dr.AllGone = 0
-		return dr, fmt.Errorf("%w: pods still in the API 3 minutes after their delete", errNodeNotClear)
+		return dr, fmt.Errorf("%w: pods still in the API %s after their delete", errNodeNotClear, densityTimeout(d.timeout, n))
 	}
 	if clearErr != nil {
 		fail("%v", clearErr)
@@ -894,7 +909,7 @@ func DensityCommand(args []string) error {
 	seed := fs.Uint64("seed", 28, "seed of the sidecars' ready delays: the same seed gives the same delays")
 	idleSpan := fs.Duration("idle", 8*time.Second, "how long to measure the kubelet and containerd with no pod, before the runs")
 	settle := fs.Duration("settle", 2*time.Second, "pause after a run's pods are gone, for the kubelet's clean-up")
-	readyTimeout := fs.Duration("timeout", 4*time.Minute, "how long a run's pods may take to be Ready")
+	timeout := fs.Duration("timeout", 0, "how long a run's pods may take to be Ready, and again to be gone after their delete (0: 4 minutes or 4 s a pod, whichever is longer)")
 	out := fs.String("out", "", "file to append each run to (JSON lines)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -952,7 +967,7 @@ func DensityCommand(args []string) error {
 		return err
 	}
 	d := &densityRunner{cs: cs, rec: rec, km: km, kubeletPID: *kubeletPID, containerdPID: *containerdPID,
-		serveCgroup: *serveCgroup, seed: *seed, readyTimeout: *readyTimeout}
+		serveCgroup: *serveCgroup, seed: *seed, timeout: *timeout}
 	// The first pods after a kubelet restart see slow probes and
 	// networking: a run of a few pods that is not kept.
 	if _, err := d.measure(ctx, ways[0], min(5, ns[0]), -1, results.DensityIdle{}); err != nil {

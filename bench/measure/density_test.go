@@ -331,3 +331,22 @@ func TestCountLeft(t *testing.T) {
 		})
 	}
 }
+
+func TestDensityTimeout(t *testing.T) {
+	tests := []struct {
+		name string
+		flag time.Duration
+		n    int
+		want time.Duration
+	}{
+		{"few pods: 4 minutes", 0, 10, 4 * time.Minute},
+		{"60 pods: 4 minutes either way", 0, 60, 4 * time.Minute},
+		{"a full node: 4 s a pod", 0, 110, 440 * time.Second},
+		{"the flag wins", time.Minute, 110, time.Minute},
+	}
+	for _, tt := range tests {
+		if got := densityTimeout(tt.flag, tt.n); got != tt.want {
+			t.Errorf("%s: densityTimeout(%v, %d) = %v, want %v", tt.name, tt.flag, tt.n, got, tt.want)
+		}
+	}
+}

@@ -88,6 +88,10 @@
 #                    node's settling, plus a restart, a warm-up run and 8 s
 #                    of idle per kubelet's turn, four turns for three
 #                    runs); 100 pods add about as much again per way.
+#                    On a slower 2-core machine (the runtime 2 s of CPU a
+#                    pod) 110 pods took 225 s to be Ready and over 3
+#                    minutes to go: bench density waits 4 s a pod for
+#                    each, at least 4 minutes (its -timeout).
 #                    BENCH_DENSITY_WAYS=... their ways (default
 #                    fork/annotated, fork/annotated-p10,
 #                    fork/native-wait-ready, fork/native-wait-ready-p10,
