@@ -552,9 +552,10 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 			created++
 		}
 	}
+	timeout := densityTimeout(d.timeout, n)
 	allReady := false
 	if created == n {
-		allReady = pw.waitFor(densityTimeout(d.timeout, n), func(pw *podsWatch) bool {
+		allReady = pw.waitFor(timeout, func(pw *podsWatch) bool {
 			return len(pw.ready) == n || len(pw.failed) > 0
 		})
 	}
@@ -584,7 +585,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 	case created < n:
 		dr.AllReady = 0
 	case !allReady:
-		fail("%d of %d pods Ready after %s", nReady, n, densityTimeout(d.timeout, n))
+		fail("%d of %d pods Ready after %s", nReady, n, timeout)
 		dr.AllReady = 0
 	case nFailed > 0:
 		fail("%d pods ended by themselves", nFailed)
@@ -604,7 +605,7 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		return dr, fmt.Errorf("%w: delete: %v", errNodeNotClear, err)
 	}
 	// Every pod that was created goes.
-	goneAll := pw.waitFor(densityTimeout(d.timeout, n), func(pw *podsWatch) bool {
+	goneAll := pw.waitFor(timeout, func(pw *podsWatch) bool {
 		for i := range dr.Pods {
 			if dr.Pods[i].UID != "" && pw.gone[names[i]] == 0 {
 				return false
@@ -658,9 +659,9 @@ func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, 
 		fail("%s", why)
 	}
 	if !goneAll {
-		fail("pods still there %s after the delete", densityTimeout(d.timeout, n))
+		fail("pods still there %s after the delete", timeout)
 		dr.AllGone = 0
-		return dr, fmt.Errorf("%w: pods still in the API %s after their delete", errNodeNotClear, densityTimeout(d.timeout, n))
+		return dr, fmt.Errorf("%w: pods still in the API %s after their delete", errNodeNotClear, timeout)
 	}
 	if clearErr != nil {
 		fail("%v", clearErr)
