@@ -410,17 +410,29 @@ tree_busy() {
   return 1
 }
 
+# ginkgo_plain prints ginkgo's output in the file $1 without its colours.
+ginkgo_plain() {
+  sed 's/\x1b\[[0-9;]*m//g' "$1"
+}
 # ginkgo_summary prints the last "Ran N of M Specs in S seconds" and
 # "SUCCESS!|FAIL! -- ..." lines of ginkgo's output in the file $1 on one
 # line, colours removed; GINKGO_SUMMARY_RE matches it, its groups: specs
 # run, specs in all, seconds, passed, failed, pending, skipped.
 ginkgo_summary() {
-  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' | tail -n2 | tr '\n' ' '
+  ginkgo_plain "$1" | grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' | tail -n2 | tr '\n' ' '
 }
 # ginkgo_failed_specs prints the specs that ginkgo's output in the file $1
 # reports failed, one "- <spec>" line each, colours removed, sorted.
 ginkgo_failed_specs() {
-  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^ *\[FAIL\] ' | sed 's/^ *\[FAIL\] /- /' | sort -u || true
+  ginkgo_plain "$1" | grep -E '^ *\[FAIL\] ' | sed 's/^ *\[FAIL\] /- /' | sort -u || true
+}
+# ginkgo_failure_messages prints the message of each failure in ginkgo's
+# output in the file $1, one line each, colours removed, cut at 600
+# characters: the "[FAILED] <message>" lines, not their "[FAILED] in [It]"
+# locations.
+ginkgo_failure_messages() {
+  ginkgo_plain "$1" | grep -E '^ *\[FAILED\] ' | grep -vE '^ *\[FAILED\] in \[' |
+    sed 's/^ *\[FAILED\] /- /' | cut -c1-600 || true
 }
 
 # gates_result_suffix prints what KUBELET_FEATURE_GATES adds to the name of
@@ -429,14 +441,6 @@ ginkgo_failed_specs() {
 gates_result_suffix() {
   [ -n "${KUBELET_FEATURE_GATES:-}" ] || return 0
   echo "-$(tr 'A-Z' 'a-z' <<< "$KUBELET_FEATURE_GATES" | sed 's/sidecarcontainerordering=false/gate-off/; s/sidecarcontainerordering=true/gate-on/; s/[^a-z0-9-]\{1,\}/-/g')"
-}
-# ginkgo_failure_messages prints the message of each failure in ginkgo's
-# output in the file $1, one line each, colours removed, cut at 600
-# characters: the "[FAILED] <message>" lines, not their "[FAILED] in [It]"
-# locations.
-ginkgo_failure_messages() {
-  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^ *\[FAILED\] ' | grep -vE '^ *\[FAILED\] in \[' |
-    sed 's/^ *\[FAILED\] /- /' | cut -c1-600 || true
 }
 GINKGO_SUMMARY_RE='Ran ([0-9]+) of ([0-9]+) Specs in ([0-9.]+) seconds.*-- ([0-9]+) Passed \| ([0-9]+) Failed \| ([0-9]+) Pending \| ([0-9]+) Skipped'
 

@@ -101,7 +101,7 @@ e2e=$((SECONDS - t1))
 # default path and the whole suite ran (a run on a KIND_NODE_BASE of one's
 # own is not the quick start the README shows; a focused run is not the
 # suite's result).
-plain="$(sed 's/\x1b\[[0-9;]*m//g' "$e2e_log")"
+plain="$(ginkgo_plain "$e2e_log")"
 count() { grep -oE "$1" <<< "$plain" | tail -n1 | grep -oE '[0-9]+' | head -n1 || echo "?"; }
 ran="$(grep -oE 'Ran [0-9]+ of [0-9]+ Specs' <<< "$plain" | tail -n1 | sed 's/Ran \([0-9]*\) of \([0-9]*\) Specs/\1 of \2 specs ran/' || true)"
 summary="${ran:-no summary (see ${e2e_log#"$ROOT"/})}: $(count '[0-9]+ Passed') passed, $(count '[0-9]+ Failed') failed, $(count '[0-9]+ Skipped') skipped"
