@@ -101,10 +101,8 @@ e2e=$((SECONDS - t1))
 # default path and the whole suite ran (a run on a KIND_NODE_BASE of one's
 # own is not the quick start the README shows; a focused run is not the
 # suite's result).
-plain="$(ginkgo_plain "$e2e_log")"
-count() { grep -oE "$1" <<< "$plain" | tail -n1 | grep -oE '[0-9]+' | head -n1 || echo "?"; }
-ran="$(grep -oE 'Ran [0-9]+ of [0-9]+ Specs' <<< "$plain" | tail -n1 | sed 's/Ran \([0-9]*\) of \([0-9]*\) Specs/\1 of \2 specs ran/' || true)"
-summary="${ran:-no summary (see ${e2e_log#"$ROOT"/})}: $(count '[0-9]+ Passed') passed, $(count '[0-9]+ Failed') failed, $(count '[0-9]+ Skipped') skipped"
+summary="$(ginkgo_counts "$e2e_log")"
+summary="${summary:-no summary (see ${e2e_log#"$ROOT"/})}"
 up_text="\`make kind-up\` ${up} s"
 [ "$was_up" = false ] || up_text="the cluster was up already"
 result="$KIND_DIR/test-kind-$name.result"
