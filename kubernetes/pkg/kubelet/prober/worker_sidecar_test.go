@@ -35,6 +35,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/features"
@@ -77,17 +78,24 @@ func (p *readyAtProber) count() int {
 	return p.runs
 }
 
-// readyAtStart is the prompt-detection tests' common start, inside their
-// synctest bubble: a context that the test's end cancels (stopping the
-// workers it runs), a probe manager whose HTTP prober's target turns ready
-// readyAfter the bubble's start, that start and the prober.
-func readyAtStart(t *testing.T, readyAfter time.Duration) (context.Context, *manager, time.Time, *readyAtProber) {
+// probeTestStart is the extra-run tests' common start, inside their
+// synctest bubble: a context with the test's logger that the test's end
+// cancels (stopping the workers it runs; the cleanup runs in the bubble,
+// before synctest.Test waits for them), a probe manager, and the bubble's
+// start. Each test sets the prober it needs.
+func probeTestStart(t *testing.T) (context.Context, *manager, time.Time) {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
-	m := newTestManager()
-	start := time.Now()
+	return ctx, newTestManager(), time.Now()
+}
+
+// readyAtStart is probeTestStart with an HTTP prober whose target turns
+// ready readyAfter the bubble's start: the prompt-detection tests' start.
+func readyAtStart(t *testing.T, readyAfter time.Duration) (context.Context, *manager, time.Time, *readyAtProber) {
+	t.Helper()
+	ctx, m, start := probeTestStart(t)
 	prober := &readyAtProber{readyAt: start.Add(readyAfter)}
 	m.prober.http = prober
 	return ctx, m, start, prober
@@ -323,10 +331,7 @@ func firstSuccess(resultsManager results.Manager, start time.Time, d time.Durati
 func TestExtraRunsCountTowardsTheThresholds(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		m := newTestManager()
-		start := time.Now()
+		ctx, m, start := probeTestStart(t)
 		flapping := &scriptedProber{script: func(run int, _ time.Time) probe.Result {
 			if run%2 == 0 {
 				return probe.Success
@@ -390,10 +395,7 @@ func TestExtraRunsRecordNoEvents(t *testing.T) {
 func TestExtraRunsEndAtTheFirstReadiness(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		m := newTestManager()
-		start := time.Now()
+		ctx, m, start := probeTestStart(t)
 		flap := &scriptedProber{script: func(_ int, now time.Time) probe.Result {
 			switch since := now.Sub(start); {
 			case since < 1230*time.Millisecond, since >= 5*time.Second && since < 20*time.Second:
@@ -446,11 +448,8 @@ func TestExtraRunsAreBoundedNodeWide(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				m := newTestManager()
+				ctx, m, start := probeTestStart(t)
 				WithExtraProbeRunsPerSecond(tc.setting)(m)
-				start := time.Now()
 				never := &scriptedProber{script: func(int, time.Time) probe.Result { return probe.Failure }}
 				m.prober.http = never
 				neverExec := &readyAtExecProber{readyAt: start.Add(time.Hour)}
@@ -512,11 +511,8 @@ func TestExtraRunsAreBoundedNodeWide(t *testing.T) {
 func TestExtraRunsSpendTheBoundOnlyWhereTheyProbe(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 	synctest.Test(t, func(t *testing.T) {
-		logger, ctx := ktesting.NewTestContext(t)
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		m := newTestManager()
-		start := time.Now()
+		ctx, m, start := probeTestStart(t)
+		logger := klog.FromContext(ctx)
 		never := &scriptedProber{script: func(int, time.Time) probe.Result { return probe.Failure }}
 		m.prober.http = never
 		metrics.NewKubeRegistry().Register(sidecarmetrics.ExtraProbeRuns)
@@ -571,10 +567,8 @@ func TestExtraRunsStartWithALateContainer(t *testing.T) {
 	for _, appearsAfter := range []time.Duration{15 * time.Second, 90 * time.Second} {
 		t.Run(appearsAfter.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				logger, ctx := ktesting.NewTestContext(t)
-				ctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				m := newTestManager()
+				ctx, m, _ := probeTestStart(t)
+				logger := klog.FromContext(ctx)
 				var firstRunAt time.Time
 				never := &scriptedProber{script: func(run int, at time.Time) probe.Result {
 					if run == 1 {
@@ -729,10 +723,10 @@ func TestExtraRunsBackOffWhileNotReady(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(context.Background())
+				ctx, m, start := probeTestStart(t)
+				// Cancelled at 90 s, before the counts: the test's own end is later.
+				ctx, cancel := context.WithCancel(ctx)
 				defer cancel()
-				m := newTestManager()
-				start := time.Now()
 				var mu sync.Mutex
 				var runsAt []time.Duration
 				never := &scriptedProber{script: func(_ int, now time.Time) probe.Result {
@@ -813,11 +807,7 @@ func (p *readyAtExecProber) count() int {
 func TestWaitedOnExecProbeRunsUntilItSucceeds(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.SidecarContainerOrdering, true)
 	synctest.Test(t, func(t *testing.T) {
-		_, ctx := ktesting.NewTestContext(t)
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		m := newTestManager()
-		start := time.Now()
+		ctx, m, start := probeTestStart(t)
 		prober := &readyAtExecProber{readyAt: start.Add(1230 * time.Millisecond)}
 		m.prober.exec = prober
 		execProbe := &v1.Probe{
