@@ -357,7 +357,7 @@ var _ = Describe("Termination", func() {
 		// port and the proxy's with 503: an Unhealthy event each second
 		// for each.
 		pod := cluster.CreatePod(ctx, ns, NewPod("readiness-end",
-			TerminationGracePeriod(30),
+			Held(), TerminationGracePeriod(30),
 			AnnotatedSidecars("proxy"),
 			Containers(
 				TestServer("app", Readiness()),
