@@ -421,15 +421,14 @@ ginkgo_plain() {
 ginkgo_summary() {
   ginkgo_plain "$1" | grep -E '^Ran [0-9]+ of [0-9]+ Specs|^(SUCCESS|FAIL)! -- ' | tail -n2 | tr '\n' ' '
 }
-# ginkgo_counts prints the counts of ginkgo's summary in the file $1 as
-# the results pages word them, "R of A specs ran: P passed, F failed, S
-# skipped", or nothing when the file has no summary (a suite that did not
+# ginkgo_counts prints the counts of ginkgo_summary's line $1 as the
+# results pages word them, "R of A specs ran: P passed, F failed, S
+# skipped", or nothing when it is not a summary (a suite that did not
 # start, or one that was interrupted: the counts of what it ran before are
-# not the suite's result).
+# not the suite's result). It takes the line, not the log, since its
+# callers have read the summary already.
 ginkgo_counts() {
-  local summary
-  summary="$(ginkgo_summary "$1")"
-  [[ "$summary" =~ $GINKGO_SUMMARY_RE ]] || return 0
+  [[ "$1" =~ $GINKGO_SUMMARY_RE ]] || return 0
   printf '%s of %s specs ran: %s passed, %s failed, %s skipped' \
     "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]}" "${BASH_REMATCH[5]}" "${BASH_REMATCH[7]}"
 }

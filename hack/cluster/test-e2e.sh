@@ -66,7 +66,7 @@ if [ -z "${FOCUS:-}${SKIP:-}${LABEL_FILTER:-}" ]; then
     # the specs that failed.
     failed_specs="$(ginkgo_failed_specs "$suite_log")"
     {
-      echo "\`make test-e2e${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` on the local cluster of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$K8S_BIN_DIR/kubelet" --version | cut -d' ' -f2)\`: $(ginkgo_counts "$suite_log"), in $((SECONDS - suite_start)) s."
+      echo "\`make test-e2e${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` on the local cluster of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$K8S_BIN_DIR/kubelet" --version | cut -d' ' -f2)\`: $(ginkgo_counts "$summary"), in $((SECONDS - suite_start)) s."
       [ -z "$failed_specs" ] || printf '\nThe specs that failed:\n\n%s\n' "$failed_specs"
     } | record_result "e2e-local-v$K8S_VERSION$(gates_result_suffix)" "make test-e2e"
   fi

@@ -255,7 +255,7 @@ focus_suffix="" focus_words="the default focus"
 if { [ "$FOCUS" = "$DEFAULT_FOCUS" ] || [ "$FOCUS" = "$FORK_FOCUS" ]; } && [ "$SKIP" = "$DEFAULT_SKIP" ] &&
   [ -z "${LABEL_FILTER:-}${E2E_NODE_ARGS:-}" ] && [[ "$summary" =~ $GINKGO_SUMMARY_RE ]]; then
   {
-    echo "\`make e2e-node K8S_VERSION=$K8S_VERSION KUBELET=$KUBELET${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` ($focus_words, $PROCS ginkgo processes) of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$kubelet_bin" --version | cut -d' ' -f2)\`: $(ginkgo_counts "$report/suite.log"), in ${BASH_REMATCH[3]%.*} s (load average at the start $load_at_start)."
+    echo "\`make e2e-node K8S_VERSION=$K8S_VERSION KUBELET=$KUBELET${KUBELET_FEATURE_GATES:+ KUBELET_FEATURE_GATES=$KUBELET_FEATURE_GATES}\` ($focus_words, $PROCS ginkgo processes) of $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, kubelet \`$("$kubelet_bin" --version | cut -d' ' -f2)\`: $(ginkgo_counts "$summary"), in ${BASH_REMATCH[3]%.*} s (load average at the start $load_at_start)."
     failed_specs="$(ginkgo_failed_specs "$report/suite.log")"
     if [ -n "$failed_specs" ]; then
       echo

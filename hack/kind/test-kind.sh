@@ -101,7 +101,7 @@ e2e=$((SECONDS - t1))
 # default path and the whole suite ran (a run on a KIND_NODE_BASE of one's
 # own is not the quick start the README shows; a focused run is not the
 # suite's result).
-summary="$(ginkgo_counts "$e2e_log")"
+summary="$(ginkgo_counts "$(ginkgo_summary "$e2e_log")")"
 summary="${summary:-no summary (see ${e2e_log#"$ROOT"/})}"
 up_text="\`make kind-up\` ${up} s"
 [ "$was_up" = false ] || up_text="the cluster was up already"
