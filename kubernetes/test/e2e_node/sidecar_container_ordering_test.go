@@ -479,10 +479,18 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			pod, err = client.Get(ctx, pod.Name, metav1.GetOptions{})
 			framework.ExpectNoError(err)
 			gomega.Expect(pod.Status.Phase).To(gomega.Equal(v1.PodRunning))
-			results := parseOutput(ctx, f, pod)
 
 			ginkgo.By("Analyzing results")
-			framework.ExpectNoError(results.HasRestarted(sidecar1))
+			// The wait above ends once the kubelet reports the restart,
+			// which can be while the new container is still being created
+			// (Waiting) and has logged nothing: a run on v1.37 read only the
+			// first container's lines then. Read until the new one has
+			// logged its start.
+			var results containerOutputList
+			gomega.Eventually(ctx, func() error {
+				results = parseOutput(ctx, f, pod)
+				return results.HasRestarted(sidecar1)
+			}).WithTimeout(time.Minute).WithPolling(time.Second).Should(gomega.Succeed())
 			framework.ExpectNoError(results.HasNotRestarted(regular1))
 		})
 
