@@ -108,9 +108,10 @@
 #                    probe-rate and density runs are on the defaults only.
 #                    Doubles the ways' time
 #   BENCH_SCRATCH=1  measure even on a busy machine. Before measuring, make
-#                    bench waits up to BENCH_QUIET_WAIT seconds (120) for
-#                    the 1-minute load average to fall to 1.5 or below with
-#                    no compiler or linker of another build running, and
+#                    bench waits up to BENCH_QUIET_WAIT seconds (600) for
+#                    the 1- and 5-minute load averages to fall to 1.5 or
+#                    below with no compiler or linker of another build
+#                    running, and
 #                    watches for such processes until the pods' runs end;
 #                    a busy machine makes the run a scratch run, which may
 #                    not write the committed report (docs/bench, the
@@ -203,7 +204,7 @@ bench_gates="${BENCH_GATES:-}"
   die "BENCH_GATES must be Gate=true|false,..., not '$bench_gates'"
 scratch="${BENCH_SCRATCH:-0}"
 [[ "$scratch" =~ ^[01]$ ]] || die "BENCH_SCRATCH must be 0 or 1, not '$scratch'"
-quiet_wait="${BENCH_QUIET_WAIT:-120}"
+quiet_wait="${BENCH_QUIET_WAIT:-600}"
 [[ "$quiet_wait" =~ ^[0-9]+$ ]] || die "BENCH_QUIET_WAIT must be a number of seconds, not '$quiet_wait'"
 committed=0
 [ "$out" != "$ROOT/docs/bench" ] || committed=1
@@ -356,16 +357,22 @@ build_pids() {
 }
 # busy_reason prints why the machine is not quiet enough for reference
 # figures, or nothing: the 1-minute load average over 1.5 (with 2 cores,
-# most of one core taken by something else), or a compiler or linker of
-# another build (the pods' runs start none of their own).
+# most of one core taken by something else), the 5-minute one over 1.5 (the
+# machine is still settling from work that just ended: a build, or the pods
+# of a run before: docs/bench/full-node-yield-look started at 1-minute load
+# 1.44 and 5-minute 5.55, and both its ways were later than on a settled
+# machine), or a compiler or linker of another build (the pods' runs start
+# none of their own).
 busy_reason() {
-  local load1 builds
-  load1="$(cut -d' ' -f1 /proc/loadavg)"
+  local load1 load5 builds
+  read -r load1 load5 _ < /proc/loadavg
   builds="$(build_pids)"
   if [ -n "$builds" ]; then
     echo "compiler or linker processes of another build are running (pids $builds)"
   elif awk -v l="$load1" 'BEGIN { exit !(l > 1.5) }'; then
     echo "the 1-minute load average is $load1 (over 1.5)"
+  elif awk -v l="$load5" 'BEGIN { exit !(l > 1.5) }'; then
+    echo "the 5-minute load average is $load5 (over 1.5): the machine is still settling from earlier work"
   fi
 }
 busy=""
@@ -391,7 +398,7 @@ fi
   if [ -n "$busy" ]; then
     echo "**A scratch run on a busy machine ($busy): not a reference.**"
   else
-    echo "The machine was quiet at the start (load ≤ 1.5, no other build)."
+    echo "The machine was quiet at the start (load ≤ 1.5 over 1 and 5 minutes, no other build)."
   fi
 } > "$work/meta.md"
 # --- BenchmarkComputePodActions: both trees' binaries, runs interleaved ---------
