@@ -139,6 +139,10 @@ func TestYieldToRuntime(t *testing.T) {
 		{name: "a quiet runtime: 100 ms a start", interval: 50 * ms, runtimeStart: 100 * ms, wantAfter: 50 * ms},
 		{name: "a busy runtime: 400 ms a start", interval: 50 * ms, runtimeStart: 400 * ms, wantAfter: 100 * ms},
 		{name: "a saturated runtime: 4 s a start", interval: 50 * ms, runtimeStart: 4 * time.Second, wantAfter: time.Second},
+		// A full node of a slow machine: the yield stops at once a second,
+		// or the sidecar's readiness would be seen at its probe's period.
+		{name: "a full node: 40 s a start", interval: 50 * ms, runtimeStart: 40 * time.Second, wantAfter: time.Second},
+		{name: "an exec check that took 3 s keeps its duty spacing", interval: 3 * time.Second, runtimeStart: 40 * time.Second, wantAfter: 3 * time.Second},
 		{name: "backed off already beyond the runtime's share", interval: time.Second, runtimeStart: 400 * ms, wantAfter: time.Second},
 		{name: "an exec probe's first interval", interval: 100 * ms, runtimeStart: 2 * time.Second, wantAfter: 500 * ms},
 		{name: "a nonsense reading is ignored", interval: 50 * ms, runtimeStart: 2 * time.Hour, wantAfter: 50 * ms},
