@@ -310,6 +310,9 @@ type densityRunner struct {
 	// timeout bounds a run's pods' start and, again, their going after
 	// the delete (densityTimeout); 0: densityTimeout's default.
 	timeout time.Duration
+	// reclaim: drop the host's page cache before each kept run
+	// (reclaimHost).
+	reclaim bool
 }
 
 // densityTimeout is how long n pods may take to be Ready, and again to be
@@ -471,6 +474,15 @@ var errNodeNotClear = errors.New("the node is not clear of the run's pods")
 // stop. The run's own failures are in its Error.
 func (d *densityRunner) measure(ctx context.Context, w results.Way, n, run int, idle results.DensityIdle) (results.DensityRun, error) {
 	dr := results.DensityRun{Way: w.Name, Kubelet: w.Kubelet, Probe: densityProbe(w), N: n, Run: run, Seed: d.seed, Idle: idle}
+	if d.reclaim && run >= 0 {
+		if err := reclaimHost(); err != nil {
+			return dr, err
+		}
+		// The reclaim's own kernel work, out of the run's CPU window.
+		time.Sleep(time.Second)
+		dr.Reclaimed = true
+	}
+	dr.MemoryCgroups = memoryCgroups()
 	var errMu sync.Mutex
 	fail := func(format string, a ...any) {
 		errMu.Lock()
@@ -910,6 +922,7 @@ func DensityCommand(args []string) error {
 	seed := fs.Uint64("seed", 28, "seed of the sidecars' ready delays: the same seed gives the same delays")
 	idleSpan := fs.Duration("idle", 8*time.Second, "how long to measure the kubelet and containerd with no pod, before the runs")
 	settle := fs.Duration("settle", 2*time.Second, "pause after a run's pods are gone, for the kubelet's clean-up")
+	reclaim := fs.Bool("reclaim", false, "before each run, drop the host's page cache (drop_caches 3, needs root), which frees the dying memory cgroups that every run of pods leaves: each run then starts on the same host (make bench's BENCH_RECLAIM=1)")
 	timeout := fs.Duration("timeout", 0, "how long a run's pods may take to be Ready, and again to be gone after their delete (0: 4 minutes or 4 s a pod, whichever is longer)")
 	out := fs.String("out", "", "file to append each run to (JSON lines)")
 	if err := fs.Parse(args); err != nil {
@@ -968,7 +981,14 @@ func DensityCommand(args []string) error {
 		return err
 	}
 	d := &densityRunner{cs: cs, rec: rec, km: km, kubeletPID: *kubeletPID, containerdPID: *containerdPID,
-		serveCgroup: *serveCgroup, seed: *seed, timeout: *timeout}
+		serveCgroup: *serveCgroup, seed: *seed, timeout: *timeout, reclaim: *reclaim}
+	if *reclaim {
+		// Before any pod: a host that refuses it fails the command, not
+		// its first run.
+		if err := reclaimHost(); err != nil {
+			return fmt.Errorf("density: -reclaim: %v", err)
+		}
+	}
 	// The first pods after a kubelet restart see slow probes and
 	// networking: a run of a few pods that is not kept.
 	if _, err := d.measure(ctx, ways[0], min(5, ns[0]), -1, results.DensityIdle{}); err != nil {

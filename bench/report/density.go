@@ -528,6 +528,39 @@ func densityIdleLine(runs []results.DensityRun) string {
 	return "Idle, no pod of ours (measured before the runs): " + strings.Join(parts, "; ") + "."
 }
 
+// densityCgroupsLine says how many memory cgroups the host had at the
+// runs' starts and whether its page cache was dropped before each
+// (bench density -reclaim): a host that piles them up slows, and the
+// paired ratios of a run that drifted read the drift. "": no run
+// recorded them (runs of older benchmarks).
+func densityCgroupsLine(runs []results.DensityRun) string {
+	var counts []float64
+	reclaimed := 0
+	for _, r := range runs {
+		if r.MemoryCgroups <= 0 {
+			continue
+		}
+		counts = append(counts, float64(r.MemoryCgroups))
+		if r.Reclaimed {
+			reclaimed++
+		}
+	}
+	if len(counts) == 0 {
+		return ""
+	}
+	lo, hi := minMax(counts)
+	line := fmt.Sprintf("Memory cgroups on the host at the runs' starts, dying ones included: %.0f to %.0f (p50 %.0f, %d runs)", lo, hi, p50(counts), len(counts))
+	switch reclaimed {
+	case len(counts):
+		line += "; the host's page cache was dropped before each run (BENCH_RECLAIM=1), so each began on the same host."
+	case 0:
+		line += "; left as the runs left them (BENCH_RECLAIM=0): a host with thousands starts containers slower, and the later runs drift."
+	default:
+		line += fmt.Sprintf("; the host's page cache was dropped before %d of them.", reclaimed)
+	}
+	return line
+}
+
 // The density goals' bounds.
 const (
 	// densityCPURatio bounds the fork's kubelet CPU per pod against the

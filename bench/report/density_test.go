@@ -638,3 +638,36 @@ func TestSummarizeDensityByRun(t *testing.T) {
 		t.Errorf("no pairs: %q", got)
 	}
 }
+
+func TestDensityCgroupsLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		runs []results.DensityRun
+		want string
+	}{
+		{name: "runs of older benchmarks: not recorded", runs: []results.DensityRun{{Way: "fork/annotated"}}, want: ""},
+		{
+			name: "dropped before each run",
+			runs: []results.DensityRun{{MemoryCgroups: 14, Reclaimed: true}, {MemoryCgroups: 11, Reclaimed: true}, {MemoryCgroups: 20, Reclaimed: true}, {}},
+			want: "Memory cgroups on the host at the runs' starts, dying ones included: 11 to 20 (p50 14, 3 runs); " +
+				"the host's page cache was dropped before each run (BENCH_RECLAIM=1), so each began on the same host.",
+		},
+		{
+			name: "left to pile up",
+			runs: []results.DensityRun{{MemoryCgroups: 10}, {MemoryCgroups: 1900}, {MemoryCgroups: 3722}},
+			want: "Memory cgroups on the host at the runs' starts, dying ones included: 10 to 3722 (p50 1900, 3 runs); " +
+				"left as the runs left them (BENCH_RECLAIM=0): a host with thousands starts containers slower, and the later runs drift.",
+		},
+		{
+			name: "some of each (runs appended from two benchmarks)",
+			runs: []results.DensityRun{{MemoryCgroups: 10, Reclaimed: true}, {MemoryCgroups: 900}},
+			want: "Memory cgroups on the host at the runs' starts, dying ones included: 10 to 900 (p50 10, 2 runs); the host's page cache was dropped before 1 of them.",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, densityCgroupsLine(tc.runs)); diff != "" {
+				t.Errorf("densityCgroupsLine (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

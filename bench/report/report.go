@@ -457,6 +457,9 @@ func densitySection(md *strings.Builder, dir string, runs []results.DensityRun, 
 	if l := densityIdleLine(runs); l != "" {
 		md.WriteString("\n" + l + "\n")
 	}
+	if l := densityCgroupsLine(runs); l != "" {
+		md.WriteString("\n" + l + "\n")
+	}
 	md.WriteString("\n")
 	densityNodeSection(md, sums)
 	densityAPrimeSplit(md, sums)

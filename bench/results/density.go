@@ -169,7 +169,16 @@ type DensityRun struct {
 	// started that did not answer within their timeout (a saturated
 	// kubelet), left out: the windows around them are longer. Runs of
 	// older benchmarks failed at the first.
-	MissedScrapes int          `json:"missedScrapes,omitempty"`
+	MissedScrapes int `json:"missedScrapes,omitempty"`
+	// MemoryCgroups: the host's memory cgroups at the run's start (from
+	// /proc/cgroups, dying ones included; 0: not read, runs of older
+	// benchmarks). Reclaimed: the host's page cache was dropped just
+	// before (bench density -reclaim). Every run of pods leaves dying
+	// memory cgroups behind, held by the page cache charged to them, and
+	// a host with thousands runs everything slower: a run's count says
+	// whether it began on the same host as the run it is paired with.
+	MemoryCgroups int          `json:"memoryCgroups,omitempty"`
+	Reclaimed     bool         `json:"reclaimed,omitempty"`
 	Pods          []DensityPod `json:"pods"`
 	Error         string       `json:"error,omitempty"`
 }

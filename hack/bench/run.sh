@@ -99,6 +99,16 @@
 #                    upstream/native-startup: the goals
 #                    compare these); BENCH_DENSITY_SEED=S the seed of the
 #                    sidecars' ready delays (default 28: every run the same)
+#   BENCH_RECLAIM=1  before each density run, drop the host's page cache
+#                    (drop_caches 3; needs root, and touches the whole
+#                    host, so off by default): each run of pods leaves
+#                    hundreds of dying memory cgroups, held by the page
+#                    cache charged to them, and a host with thousands
+#                    starts containers slower, so a long run drifts from
+#                    its first runs to its last and the paired ratios read
+#                    the drift. The reference runs set it; the report
+#                    gives the memory cgroups at the runs' starts either
+#                    way
 #   BENCH_GATES=Gate=bool,...  a second configuration of both kubelets,
 #                    e.g. EventedPLEG=true (alpha, off by default): the
 #                    ways (a, b, c, e) run again with these gates added,
@@ -204,6 +214,9 @@ bench_gates="${BENCH_GATES:-}"
   die "BENCH_GATES must be Gate=true|false,..., not '$bench_gates'"
 scratch="${BENCH_SCRATCH:-0}"
 [[ "$scratch" =~ ^[01]$ ]] || die "BENCH_SCRATCH must be 0 or 1, not '$scratch'"
+reclaim="${BENCH_RECLAIM:-0}"
+[[ "$reclaim" =~ ^[01]$ ]] || die "BENCH_RECLAIM must be 0 or 1, not '$reclaim'"
+[ "$reclaim" = 0 ] || [ "$(id -u)" = 0 ] || die "BENCH_RECLAIM=1 drops the host's page cache, which needs root"
 quiet_wait="${BENCH_QUIET_WAIT:-600}"
 [[ "$quiet_wait" =~ ^[0-9]+$ ]] || die "BENCH_QUIET_WAIT must be a number of seconds, not '$quiet_wait'"
 committed=0
@@ -461,7 +474,7 @@ probe_rate() { # WAYS [HANDLER: http, exec] [PODS]
 # an older up.sh does not: make up restarts them there), every serving
 # group's CPU from those.
 run_density() { # WAYS FIRST_RUN RUNS
-  local kubelet_pid containerd_pid serve_args=()
+  local kubelet_pid containerd_pid serve_args=() reclaim_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   containerd_pid="$(proc_pid containerd)" || die "containerd is not running"
   mapfile -t serve_args < <(serve_cgroup_args containerd "$containerd_pid")
@@ -469,8 +482,9 @@ run_density() { # WAYS FIRST_RUN RUNS
     log "containerd runs outside a serve cgroup: the density runs measure the kubelet and containerd's daemon alone (make up puts them in)"
   fi
   log "density runs with $density pods at once, run $(($2 + 1))$([ "$3" = 1 ] || echo " to $(($2 + $3))") of $density_runs: $1"
+  [ "$reclaim" = 0 ] || reclaim_args=(-reclaim)
   "$work/bench" density -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
-    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" "${serve_args[@]}" \
+    -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" "${serve_args[@]}" "${reclaim_args[@]}" \
     -ways "$1" -n "$density" -first-run "$2" -runs "$3" -seed "$density_seed" -out "$densities"
 }
 # The exec chains (one pod at a time, each sidecar after the previous one's

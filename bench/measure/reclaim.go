@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The sidecar-kubelet Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package measure
+
+// The host's memory cgroups between density runs. Every run of pods
+// leaves its containers' memory cgroups dying, not gone: the page cache
+// and kernel objects charged to them keep them until reclaimed. On the
+// 2-core machine the benchmarks run on, a host with a few thousand of
+// them starts containers markedly slower (stop 67: 110 pods took 70 to
+// 88 s to be Ready as they piled up, about 50 s on a host with a few
+// dozen), so a long benchmark drifts from its first runs to its last,
+// and the paired comparisons read the drift as a difference of kubelets.
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// procCgroups and dropCaches are the kernel's files: variables for the
+// tests.
+var (
+	procCgroups = "/proc/cgroups"
+	dropCaches  = "/proc/sys/vm/drop_caches"
+)
+
+// parseMemoryCgroups reads the count of memory cgroups from the text of
+// /proc/cgroups ("#subsys_name hierarchy num_cgroups enabled", one line a
+// controller).
+func parseMemoryCgroups(r io.Reader) (int, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 || f[0] != "memory" {
+			continue
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%s: memory line %q: not a count", procCgroups, sc.Text())
+		}
+		return n, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%s: no memory line", procCgroups)
+}
+
+// memoryCgroups is the host's count of memory cgroups, dying ones
+// included; 0 when it cannot be read (a run records it, it never fails
+// on it).
+func memoryCgroups() int {
+	f, err := os.Open(procCgroups)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n, err := parseMemoryCgroups(f)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// reclaimHost writes the dirty pages out and drops the host's page cache
+// and reclaimable kernel objects (drop_caches 3), which frees the dying
+// memory cgroups they held. It needs root and touches the whole host,
+// not just the cluster: bench density does it only when asked
+// (-reclaim, make bench's BENCH_RECLAIM=1), before each run, so that
+// every run starts on the same host.
+func reclaimHost() error {
+	syscall.Sync()
+	// Written, never created: a host without the file has nothing to drop.
+	f, err := os.OpenFile(dropCaches, os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString("3\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("dropping the host's page cache (needs root): %v", err)
+	}
+	return nil
+}
