@@ -984,8 +984,8 @@ func DensityCommand(args []string) error {
 		serveCgroup: *serveCgroup, seed: *seed, timeout: *timeout, reclaim: *reclaim}
 	if *reclaim {
 		// Before any pod: a host that refuses it fails the command, not
-		// its first run.
-		if err := reclaimHost(); err != nil {
+		// its first run. Only asked: each kept run drops the cache itself.
+		if err := checkReclaim(); err != nil {
 			return fmt.Errorf("density: -reclaim: %v", err)
 		}
 	}

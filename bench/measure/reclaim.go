@@ -80,6 +80,26 @@ func memoryCgroups() int {
 	return n
 }
 
+// openDropCaches opens drop_caches for writing: written, never created
+// (a host without the file has nothing to drop).
+func openDropCaches() (*os.File, error) {
+	f, err := os.OpenFile(dropCaches, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("dropping the host's page cache (needs root): %v", err)
+	}
+	return f, nil
+}
+
+// checkReclaim reports whether reclaimHost can drop the host's page
+// cache, without dropping it: bench density -reclaim asks before any pod.
+func checkReclaim() error {
+	f, err := openDropCaches()
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 // reclaimHost writes the dirty pages out and drops the host's page cache
 // and reclaimable kernel objects (drop_caches 3), which frees the dying
 // memory cgroups they held. It needs root and touches the whole host,
@@ -88,13 +108,13 @@ func memoryCgroups() int {
 // every run starts on the same host.
 func reclaimHost() error {
 	syscall.Sync()
-	// Written, never created: a host without the file has nothing to drop.
-	f, err := os.OpenFile(dropCaches, os.O_WRONLY, 0)
-	if err == nil {
-		_, err = f.WriteString("3\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+	f, err := openDropCaches()
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("3\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("dropping the host's page cache (needs root): %v", err)

@@ -76,6 +76,12 @@ func TestMemoryCgroupsAndReclaim(t *testing.T) {
 	if err := os.WriteFile(dropCaches, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := checkReclaim(); err != nil {
+		t.Fatalf("checkReclaim: %v", err)
+	}
+	if b, _ := os.ReadFile(dropCaches); len(b) != 0 {
+		t.Errorf("checkReclaim wrote %q to drop_caches, want nothing", b)
+	}
 	if err := reclaimHost(); err != nil {
 		t.Fatalf("reclaimHost: %v", err)
 	}
@@ -85,5 +91,8 @@ func TestMemoryCgroupsAndReclaim(t *testing.T) {
 	dropCaches = filepath.Join(dir, "no-such-dir", "drop_caches")
 	if err := reclaimHost(); err == nil || !strings.Contains(err.Error(), "needs root") {
 		t.Errorf("reclaimHost on a file it cannot write: error %v, want one that says it needs root", err)
+	}
+	if err := checkReclaim(); err == nil || !strings.Contains(err.Error(), "needs root") {
+		t.Errorf("checkReclaim on a file it cannot write: error %v, want one that says it needs root", err)
 	}
 }
