@@ -27,6 +27,7 @@ package measure
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -119,5 +120,21 @@ func reclaimHost() error {
 	if err != nil {
 		return fmt.Errorf("dropping the host's page cache (needs root): %v", err)
 	}
+	return nil
+}
+
+// ReclaimCommand is bench reclaim: reclaimHost, and the memory cgroups
+// before and after on stdout, for hack/bench/run.sh to run before each
+// kubelet's turn of the one-pod ways (BENCH_RECLAIM=1), as bench density
+// -reclaim does before each of its runs.
+func ReclaimCommand(args []string) error {
+	if len(args) > 0 {
+		return errors.New("reclaim: takes no arguments")
+	}
+	before := memoryCgroups()
+	if err := reclaimHost(); err != nil {
+		return fmt.Errorf("reclaim: %v", err)
+	}
+	fmt.Fprintf(os.Stdout, "%d %d\n", before, memoryCgroups())
 	return nil
 }

@@ -96,3 +96,27 @@ func TestMemoryCgroupsAndReclaim(t *testing.T) {
 		t.Errorf("checkReclaim on a file it cannot write: error %v, want one that says it needs root", err)
 	}
 }
+
+func TestReclaimCommand(t *testing.T) {
+	dir := t.TempDir()
+	oldCgroups, oldDrop := procCgroups, dropCaches
+	t.Cleanup(func() { procCgroups, dropCaches = oldCgroups, oldDrop })
+	procCgroups, dropCaches = filepath.Join(dir, "cgroups"), filepath.Join(dir, "drop_caches")
+	if err := os.WriteFile(procCgroups, []byte("memory\t4\t99\t1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReclaimCommand([]string{"extra"}); err == nil {
+		t.Error("ReclaimCommand with an argument: no error")
+	}
+	// No drop_caches to write (as for a user who is not root): an error,
+	// which make bench stops on.
+	if err := ReclaimCommand(nil); err == nil || !strings.Contains(err.Error(), "needs root") {
+		t.Errorf("ReclaimCommand without drop_caches: error %v, want one that says it needs root", err)
+	}
+	if err := os.WriteFile(dropCaches, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReclaimCommand(nil); err != nil {
+		t.Errorf("ReclaimCommand: %v", err)
+	}
+}

@@ -106,9 +106,11 @@
 #                    cache charged to them, and a host with thousands
 #                    starts containers slower, so a long run drifts from
 #                    its first runs to its last and the paired ratios read
-#                    the drift. The reference runs set it; the report
-#                    gives the memory cgroups at the runs' starts either
-#                    way
+#                    the drift. It drops it too before each kubelet's
+#                    turn of the ways (a to e, and again with BENCH_GATES),
+#                    which follow runs of pods as well. The reference runs
+#                    set it; the report gives the memory cgroups at the
+#                    density runs' starts either way
 #   BENCH_GATES=Gate=bool,...  a second configuration of both kubelets,
 #                    e.g. EventedPLEG=true (alpha, off by default): the
 #                    ways (a, b, c, e) run again with these gates added,
@@ -408,6 +410,7 @@ fi
   echo "Linux $(uname -r), containerd $CONTAINERD_VERSION, runc $(runc --version | awk 'NR==1 {print $3}'), cgroup v1/v2 hybrid."
   echo "Kubelets: fork $("$fork_kubelet" --version | cut -d' ' -f2), upstream $("$upstream_kubelet" --version 2> /dev/null | cut -d' ' -f2 || echo -)."
   echo "Load average (1, 5, 15 min) at the start: $(load); $(pgrep -c -x compile || true) Go compiler processes of other builds were running; $(memory_cgroups) memory cgroups on the host."
+  [ "$reclaim" = 0 ] || echo "The host's page cache was dropped before each kubelet's turn of the ways and before each density run (BENCH_RECLAIM=1)."
   if [ -n "$busy" ]; then
     echo "**A scratch run on a busy machine ($busy): not a reference.**"
   else
@@ -473,6 +476,15 @@ probe_rate() { # WAYS [HANDLER: http, exec] [PODS]
 # and, when the components run in their serve cgroups (a cluster started by
 # an older up.sh does not: make up restarts them there), every serving
 # group's CPU from those.
+# reclaim_turn drops the host's page cache before a kubelet's turn of the
+# ways when BENCH_RECLAIM=1 (bench reclaim), as bench density -reclaim does
+# before each of its runs, and logs the memory cgroups it freed.
+reclaim_turn() {
+  [ "$reclaim" = 1 ] || return 0
+  local counts
+  counts="$("$work/bench" reclaim)" || die "bench reclaim failed"
+  log "dropped the host's page cache (BENCH_RECLAIM=1): memory cgroups $(cut -d' ' -f1 <<< "$counts") → $(cut -d' ' -f2 <<< "$counts")"
+}
 run_density() { # WAYS FIRST_RUN RUNS
   local kubelet_pid containerd_pid serve_args=() reclaim_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
@@ -501,6 +513,7 @@ run_never_ready() { # WAYS
     -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" -ways "$1" -pods "$never_pods" -late "$never_late" -fresh "$never_fresh" -out "$never_runs"
 }
 if [ -n "$fork_ways$fork_rate_ways$fork_rate_exec_ways$fork_chain_ways$fork_never_ways" ]; then
+  reclaim_turn
   current_kubelet="$fork_kubelet"
   restart_kubelet "$fork_kubelet"
   if [ -n "$fork_ways" ]; then
@@ -513,6 +526,7 @@ if [ -n "$fork_ways$fork_rate_ways$fork_rate_exec_ways$fork_chain_ways$fork_neve
   [ -z "$fork_never_ways" ] || run_never_ready "$fork_never_ways"
 fi
 if [ -n "$upstream_ways$upstream_rate_ways$upstream_chain_ways$upstream_never_ways" ]; then
+  reclaim_turn
   current_kubelet="$upstream_kubelet"
   restart_kubelet "$upstream_kubelet"
   if [ -n "$upstream_ways" ]; then
@@ -553,6 +567,7 @@ if [ -n "$bench_gates" ] && [ -n "$fork_ways$upstream_ways" ]; then
     w="$fork_ways" bin="$fork_kubelet"
     [ "$k" = fork ] || w="$upstream_ways" bin="$upstream_kubelet"
     [ -n "$w" ] || continue
+    reclaim_turn
     current_kubelet="$bin"
     KUBELET_FEATURE_GATES="${KUBELET_FEATURE_GATES:+$KUBELET_FEATURE_GATES,}$bench_gates" restart_kubelet "$bin"
     log "measuring $w with $bench_gates ($repeat repeats, $parallel lanes)"
