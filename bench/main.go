@@ -67,7 +67,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|density-turns|chain|never-ready|reclaim|report|figures [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench run|probe-rate|density|density-turns|chain|never-ready|reclaim|memory-cgroups|report|figures [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -88,10 +88,12 @@ func main() {
 		err = measure.NeverReadyCommand(os.Args[2:])
 	case "reclaim":
 		err = measure.ReclaimCommand(os.Args[2:])
+	case "memory-cgroups":
+		err = measure.MemoryCgroupsCommand(os.Args[2:])
 	case "figures":
 		err = report.FiguresCommand(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (want run, probe-rate, density, density-turns, chain, never-ready, reclaim, report or figures)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (want run, probe-rate, density, density-turns, chain, never-ready, reclaim, memory-cgroups, report or figures)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

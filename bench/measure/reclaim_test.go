@@ -120,3 +120,28 @@ func TestReclaimCommand(t *testing.T) {
 		t.Errorf("ReclaimCommand: %v", err)
 	}
 }
+
+func TestMemoryCgroupsCommand(t *testing.T) {
+	dir := t.TempDir()
+	old := procCgroups
+	t.Cleanup(func() { procCgroups = old })
+	procCgroups = filepath.Join(dir, "cgroups")
+	if err := MemoryCgroupsCommand(nil); err == nil {
+		t.Error("MemoryCgroupsCommand without /proc/cgroups: no error (the script would write a count it did not read)")
+	}
+	if err := os.WriteFile(procCgroups, []byte("#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpu\t2\t40\t1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := MemoryCgroupsCommand(nil); err == nil {
+		t.Error("MemoryCgroupsCommand without a memory line: no error")
+	}
+	if err := os.WriteFile(procCgroups, []byte("memory\t4\t99\t1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := MemoryCgroupsCommand([]string{"extra"}); err == nil {
+		t.Error("MemoryCgroupsCommand with an argument: no error")
+	}
+	if err := MemoryCgroupsCommand(nil); err != nil {
+		t.Errorf("MemoryCgroupsCommand: %v", err)
+	}
+}

@@ -361,8 +361,9 @@ trap cleanup EXIT
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 # The host's memory cgroups: a removed container's stays, dead, while page
 # cache is charged to it (cgroup v1), thousands after a day of runs; a
-# condition of the machine that the meta records beside the load.
-memory_cgroups() { awk '$1 == "memory" {print $3}' /proc/cgroups 2> /dev/null || echo "?"; }
+# condition of the machine that the meta records beside the load, read by
+# the parser bench density records its runs' counts with.
+memory_cgroups() { "$work/bench" memory-cgroups 2> /dev/null || echo "?"; }
 # build_pids prints the pids of compilers and linkers running, comma-
 # separated (pgrep matches a name of at most 15 characters, so one name at
 # a time).
