@@ -355,7 +355,7 @@ var _ = Describe("Termination", func() {
 		// then the probe workers read that both run. Without the end of
 		// their readiness every run fails, the app's against its closed
 		// port and the proxy's with 503: an Unhealthy event each second
-		// for each.
+		// for each, three or more for each in this pod.
 		pod := cluster.CreatePod(ctx, ns, NewPod("readiness-end",
 			Held(), TerminationGracePeriod(30),
 			AnnotatedSidecars("proxy"),
@@ -366,7 +366,8 @@ var _ = Describe("Termination", func() {
 		cluster.WaitPod(ctx, pod, 2*time.Minute, PodReady)
 		// Failures while the pod started (a probe before the server
 		// listened) are not the termination's.
-		before := EventCount(cluster.PodEvents(ctx, pod, "Unhealthy"))
+		unhealthy := func() []v1.Event { return cluster.PodEvents(ctx, pod, "Unhealthy") }
+		appBefore, proxyBefore := EventCount(EventsOf(unhealthy(), "app")), EventCount(EventsOf(unhealthy(), "proxy"))
 
 		logs := cluster.FollowLogs(ctx, pod)
 		cluster.DeletePod(ctx, pod)
@@ -376,10 +377,21 @@ var _ = Describe("Termination", func() {
 		// the proxy draining.
 		expectTimeline("12", tl, HappenInOrder(
 			First("app", "exiting"), First("proxy", "sigterm"), First("proxy", "exiting")))
-		Consistently(ctx, func() int { return EventCount(cluster.PodEvents(ctx, pod, "Unhealthy")) }).
-			WithTimeout(5*time.Second).Should(Equal(before), func() string {
-			return fmt.Sprintf("contract rule 12: readiness probes failed while the pod went: %s",
-				DescribeEvents(cluster.PodEvents(ctx, pod, "Unhealthy")))
+		// The proxy's readiness ends before its SIGTERM: no run of its
+		// probe may fail. The app's ends when the runtime has reported its
+		// exit (StopContainer has returned); a run in the tens of
+		// milliseconds between the process's exit and that return fails,
+		// as upstream's does (seen once in a CI run: exit at .060,
+		// StopContainer's return at .124, the run at .073), so one failure
+		// of the app is the runtime's window, two or more the kubelet's.
+		Consistently(ctx, func() []int {
+			evs := unhealthy()
+			return []int{EventCount(EventsOf(evs, "app")) - appBefore, EventCount(EventsOf(evs, "proxy")) - proxyBefore}
+		}).WithTimeout(5*time.Second).Should(SatisfyAll(
+			WithTransform(func(n []int) int { return n[0] }, BeNumerically("<=", 1)),
+			WithTransform(func(n []int) int { return n[1] }, BeZero())), func() string {
+			return fmt.Sprintf("contract rule 12: readiness probes failed while the pod went (the app's may fail once, in the runtime's stop; the proxy's never): %s",
+				DescribeEvents(unhealthy()))
 		})
 	})
 })

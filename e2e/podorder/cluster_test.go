@@ -154,13 +154,13 @@ func TestStatuses(t *testing.T) {
 func TestEvents(t *testing.T) {
 	evs := []v1.Event{
 		{Type: v1.EventTypeNormal, Reason: "SidecarsReady", Message: "ready", Count: 0},
-		{Type: v1.EventTypeWarning, Reason: "InvalidSidecarAnnotation", Message: "bad", Count: 2},
+		{Type: v1.EventTypeWarning, Reason: "Unhealthy", Message: "bad", Count: 2, InvolvedObject: v1.ObjectReference{FieldPath: "spec.containers{app}"}},
 		{Type: v1.EventTypeNormal, Reason: "WaitingForSidecars", Count: 1, Series: &v1.EventSeries{Count: 3}},
 	}
 	if got := EventCount(evs); got != 1+2+1+3 {
 		t.Errorf("EventCount = %d, want 7", got)
 	}
-	want := `[Normal SidecarsReady x1: "ready"; Warning InvalidSidecarAnnotation x2: "bad"; Normal WaitingForSidecars x1: ""]`
+	want := `[Normal SidecarsReady x1: "ready"; Warning Unhealthy (app) x2: "bad"; Normal WaitingForSidecars x1: ""]`
 	if got := DescribeEvents(evs); got != want {
 		t.Errorf("DescribeEvents = %s, want %s", got, want)
 	}

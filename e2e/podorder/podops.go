@@ -268,11 +268,16 @@ func EventCount(evs []v1.Event) int {
 	return n
 }
 
-// DescribeEvents describes the events on one line.
+// DescribeEvents describes the events on one line, each with the
+// container it is about.
 func DescribeEvents(evs []v1.Event) string {
 	var s []string
 	for _, e := range evs {
-		s = append(s, fmt.Sprintf("%s %s x%d: %q", e.Type, e.Reason, max(e.Count, 1), e.Message))
+		of := ""
+		if c := EventContainer(&e); c != WholePod {
+			of = " (" + c + ")"
+		}
+		s = append(s, fmt.Sprintf("%s %s%s x%d: %q", e.Type, e.Reason, of, max(e.Count, 1), e.Message))
 	}
 	return "[" + strings.Join(s, "; ") + "]"
 }

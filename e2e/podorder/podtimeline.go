@@ -82,16 +82,33 @@ func PodTimeline(p *v1.Pod, events []v1.Event) Timeline {
 	return tl.sorted()
 }
 
+// EventContainer is the container a kubelet event is about (its
+// involvedObject's fieldPath: spec.containers{app},
+// spec.initContainers{proxy}), or WholePod.
+func EventContainer(e *v1.Event) string {
+	if path := e.InvolvedObject.FieldPath; strings.HasSuffix(path, "}") {
+		if i := strings.IndexByte(path, '{'); i >= 0 {
+			return path[i+1 : len(path)-1]
+		}
+	}
+	return WholePod
+}
+
+// EventsOf are the events about one container (EventContainer).
+func EventsOf(evs []v1.Event, container string) []v1.Event {
+	var of []v1.Event
+	for _, e := range evs {
+		if EventContainer(&e) == container {
+			of = append(of, e)
+		}
+	}
+	return of
+}
+
 // kubeletEventEntries are the event's first occurrence and, if it
 // happened more than once, its last.
 func kubeletEventEntries(e *v1.Event) []TimelineEntry {
-	container := WholePod
-	if path := e.InvolvedObject.FieldPath; strings.HasSuffix(path, "}") {
-		// spec.containers{app}, spec.initContainers{proxy}
-		if i := strings.IndexByte(path, '{'); i >= 0 {
-			container = path[i+1 : len(path)-1]
-		}
-	}
+	container := EventContainer(e)
 	entry := func(at time.Time, field string, resolution time.Duration) TimelineEntry {
 		return TimelineEntry{At: at, Container: container, Label: KubeletEvent(e.Reason), Source: SourceKubeletEvent,
 			Line: field + ": " + e.Message, Resolution: resolution}

@@ -286,3 +286,34 @@ func TestNameTime(t *testing.T) {
 		})
 	}
 }
+
+func TestEventsOf(t *testing.T) {
+	native := kubeletEvent("1s", "", "Unhealthy", "Readiness probe failed")
+	native.InvolvedObject.FieldPath = "spec.initContainers{proxy}"
+	evs := []v1.Event{
+		kubeletEvent("0.5s", "app", "Unhealthy", "Readiness probe failed: connection refused"),
+		kubeletEvent("0.7s", "", "SidecarsReady", "Sidecars proxy are ready"),
+		native,
+		kubeletEvent("2s", "app", "Unhealthy", "Readiness probe failed: 503"),
+	}
+	names := func(evs []v1.Event) []string {
+		var n []string
+		for _, e := range evs {
+			n = append(n, e.Message)
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		container string
+		want      []string
+	}{
+		{"app", []string{"Readiness probe failed: connection refused", "Readiness probe failed: 503"}},
+		{"proxy", []string{"Readiness probe failed"}},
+		{WholePod, []string{"Sidecars proxy are ready"}},
+		{"other", nil},
+	} {
+		if diff := cmp.Diff(tc.want, names(EventsOf(evs, tc.container))); diff != "" {
+			t.Errorf("EventsOf(%q) (-want +got):\n%s", tc.container, diff)
+		}
+	}
+}
