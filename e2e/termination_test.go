@@ -348,7 +348,7 @@ var _ = Describe("Termination", func() {
 		expectTimeline("12", StatusTimeline(p), StopInOrder("app", "a2", "a1", "n2", "n1"))
 	})
 
-	It("[rule 12] ends the readiness of an app that has exited and of a sidecar at its turn: no probe fails against them while the pod goes", func(ctx SpecContext) {
+	It("[rule 12] ends the readiness of a sidecar at its turn and of an app once the runtime reports its exit: no probe fails against them after that", func(ctx SpecContext) {
 		// The app exits at its SIGTERM; then the proxy, at its turn,
 		// answers its readiness probe 503 and drains for 3 s. The kubelet
 		// writes the pod's status once the whole kill is over, so until
@@ -367,7 +367,8 @@ var _ = Describe("Termination", func() {
 		// Failures while the pod started (a probe before the server
 		// listened) are not the termination's.
 		unhealthy := func() []v1.Event { return cluster.PodEvents(ctx, pod, "Unhealthy") }
-		appBefore, proxyBefore := EventCount(EventsOf(unhealthy(), "app")), EventCount(EventsOf(unhealthy(), "proxy"))
+		started := unhealthy()
+		appBefore, proxyBefore := EventCount(EventsOf(started, "app")), EventCount(EventsOf(started, "proxy"))
 
 		logs := cluster.FollowLogs(ctx, pod)
 		cluster.DeletePod(ctx, pod)
