@@ -65,16 +65,21 @@ func parseMemoryCgroups(r io.Reader) (int, error) {
 	return 0, fmt.Errorf("%s: no memory line", procCgroups)
 }
 
-// memoryCgroups is the host's count of memory cgroups, dying ones
-// included; 0 when it cannot be read (a run records it, it never fails
-// on it).
-func memoryCgroups() int {
+// readMemoryCgroups is the host's count of memory cgroups, dying ones
+// included, from procCgroups.
+func readMemoryCgroups() (int, error) {
 	f, err := os.Open(procCgroups)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	defer f.Close()
-	n, err := parseMemoryCgroups(f)
+	return parseMemoryCgroups(f)
+}
+
+// memoryCgroups is readMemoryCgroups' count, 0 when it cannot be read (a
+// run records it, it never fails on it).
+func memoryCgroups() int {
+	n, err := readMemoryCgroups()
 	if err != nil {
 		return 0
 	}
@@ -142,18 +147,13 @@ func ReclaimCommand(args []string) error {
 // MemoryCgroupsCommand is bench memory-cgroups: the host's memory cgroups,
 // dying ones included, on stdout, read by the parser bench density records
 // them with, for hack/bench/run.sh's header and closing line. Unlike
-// memoryCgroups it fails when /proc/cgroups cannot be read, so that the
+// memoryCgroups it fails when the count cannot be read, so that the
 // script writes "?" and never a count of 0.
 func MemoryCgroupsCommand(args []string) error {
 	if len(args) > 0 {
 		return errors.New("memory-cgroups: takes no arguments")
 	}
-	f, err := os.Open(procCgroups)
-	if err != nil {
-		return fmt.Errorf("memory-cgroups: %v", err)
-	}
-	defer f.Close()
-	n, err := parseMemoryCgroups(f)
+	n, err := readMemoryCgroups()
 	if err != nil {
 		return fmt.Errorf("memory-cgroups: %v", err)
 	}

@@ -472,20 +472,21 @@ probe_rate() { # WAYS [HANDLER: http, exec] [PODS]
   "$work/bench" probe-rate -kubeconfig "$ADMIN_KUBECONFIG" -kubelet-url "https://127.0.0.1:$KUBELET_PORT" \
     -kubelet-pid "$pid" "${serve_args[@]}" -handler "$handler" -ways "$1" -pods "$pods" -out "$rates"
 }
-# The density runs read the CRI (the containers' start times), the pods'
-# logs (the sidecars' ready times), the kubelet's and containerd's CPU time
-# and, when the components run in their serve cgroups (a cluster started by
-# an older up.sh does not: make up restarts them there), every serving
-# group's CPU from those.
 # reclaim_turn drops the host's page cache before a kubelet's turn of the
 # ways when BENCH_RECLAIM=1 (bench reclaim), as bench density -reclaim does
 # before each of its runs, and logs the memory cgroups it freed.
 reclaim_turn() {
   [ "$reclaim" = 1 ] || return 0
-  local counts
+  local counts before after
   counts="$("$work/bench" reclaim)" || die "bench reclaim failed"
-  log "dropped the host's page cache (BENCH_RECLAIM=1): memory cgroups $(cut -d' ' -f1 <<< "$counts") → $(cut -d' ' -f2 <<< "$counts")"
+  read -r before after <<< "$counts"
+  log "dropped the host's page cache (BENCH_RECLAIM=1): memory cgroups $before → $after"
 }
+# The density runs read the CRI (the containers' start times), the pods'
+# logs (the sidecars' ready times), the kubelet's and containerd's CPU time
+# and, when the components run in their serve cgroups (a cluster started by
+# an older up.sh does not: make up restarts them there), every serving
+# group's CPU from those.
 run_density() { # WAYS FIRST_RUN RUNS
   local kubelet_pid containerd_pid serve_args=() reclaim_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
