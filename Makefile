@@ -12,7 +12,7 @@ export K8S_VERSION
 
 # make e2e-node-smoke: a handful of upstream's native-sidecar specs (see
 # docs/prototyping.md), picked to run in a couple of minutes.
-E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
+E2E_NODE_SMOKE_FOCUS ?= \[sig-node\] (\[NodeConformance\] )?Containers Lifecycle .*(should terminate sidecars in reverse order after all main containers have exited|should call sidecar container PreStop hook simultaneously|should launch init container serially before a regular container|should not launch second container before PostStart of the first container completed)
 .PHONY: help kubelet fetch-upstream import-patches export-patches \
 	test test-unit test-policy test-patch-roundtrip test-upstream clean images e2e test-e2e test-e2e-tools up down kubelet-restart cluster-bins \
 	node-image test-tools test-docs kind-engine kind-engine-down kind-bin kind-probe kind-up kind-down kind-node-image kind-kubelet test-kind test-kind-registry rebase soak bench test-bench kubelet-upstream e2e-node e2e-node-smoke e2e-node-down verify-versions docs-prototyping docs-results docs-bench format-patches coverage

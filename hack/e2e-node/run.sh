@@ -52,7 +52,11 @@ KUBELET="${KUBELET:-patched}"
 # [FeatureGate:SidecarContainerOrdering] ...", node-e2e-specs.patch), which
 # fail on the unpatched kubelet by design. FOCUS='FeatureGate:SidecarContainerOrdering'
 # runs the fork's alone; that pattern added to SKIP, upstream's alone.
-DEFAULT_FOCUS='\[sig-node\] Containers Lifecycle'
+# Up to v1.36 the framework writes upstream's labels into the name
+# ("[sig-node] [NodeConformance] Containers Lifecycle ..."), from v1.37
+# after it: the optional group takes both, else v1.35's and v1.36's runs
+# would select the fork's specs alone.
+DEFAULT_FOCUS='\[sig-node\] (\[NodeConformance\] )?Containers Lifecycle'
 FORK_FOCUS='FeatureGate:SidecarContainerOrdering'
 FOCUS="${FOCUS:-$DEFAULT_FOCUS}"
 # The default focus skips the Serial, Disruptive and Slow specs, as
