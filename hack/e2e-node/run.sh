@@ -30,6 +30,8 @@
 # everything under _output/e2e-node and removes the bridge and the cgroups.
 #
 # Env: KUBELET=patched|upstream, FOCUS=regexp, SKIP=regexp, LABEL_FILTER=,
+#      SMOKE_SPECS=regexp (instead of FOCUS: the default focus's specs whose
+#      names it matches after the focus, make e2e-node-smoke's),
 #      PROCS=N (ginkgo processes, default 4), TIMEOUT=ginkgo timeout (2h),
 #      E2E_NODE_ARGS="..." (more flags for e2e_node.test),
 #      E2E_NODE_POD_SUBNET=a.b.0.0/16 (default 10.199.0.0/16; node IP a.b.0.1).
@@ -58,6 +60,10 @@ KUBELET="${KUBELET:-patched}"
 # would select the fork's specs alone.
 DEFAULT_FOCUS='\[sig-node\] (\[NodeConformance\] )?Containers Lifecycle'
 FORK_FOCUS='FeatureGate:SidecarContainerOrdering'
+if [ -n "${SMOKE_SPECS:-}" ]; then
+  [ -z "${FOCUS:-}" ] || die "FOCUS and SMOKE_SPECS exclude each other: SMOKE_SPECS picks specs of the default focus"
+  FOCUS="$DEFAULT_FOCUS .*($SMOKE_SPECS)"
+fi
 FOCUS="${FOCUS:-$DEFAULT_FOCUS}"
 # The default focus skips the Serial, Disruptive and Slow specs, as
 # upstream's parallel node e2e job does. The fork's own specs run whole:
