@@ -182,6 +182,23 @@ with_progress() {
 
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# install_debian_deps ITEM... installs, with apt-get, the Debian packages of
+# the ITEMs ("command-or-path:package") whose command or path this machine
+# lacks: what the local cluster and the node e2e run need of the host, so
+# that each target works on a fresh machine by itself.
+install_debian_deps() {
+  local item what missing=()
+  for item in "$@"; do
+    what="${item%%:*}"
+    if [[ "$what" == /* ]]; then [ -e "$what" ]; else command -v "$what" > /dev/null; fi ||
+      missing+=("${item#*:}")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  log "installing ${missing[*]} with apt-get"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+}
+
 # --- processes and mounts (the local cluster, the node e2e, the kind engine) --
 
 # pid_gone PID succeeds once PID has exited (or is a zombie).

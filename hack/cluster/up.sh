@@ -42,16 +42,8 @@ got="$("$KUBELET_BIN" --version 2>&1 || true)"
 [ -f "$IMAGES_DIR/pause.tar" ] || die "$IMAGES_DIR/pause.tar is missing: run make up"
 
 # --- host prerequisites ------------------------------------------------------------
-missing=()
-for item in $DEBIAN_DEPS; do
-  what="${item%%:*}" pkg="${item#*:}"
-  if [[ "$what" == /* ]]; then [ -e "$what" ] || missing+=("$pkg"); else command -v "$what" > /dev/null || missing+=("$pkg"); fi
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  log "installing ${missing[*]} with apt-get"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
-fi
+# shellcheck disable=SC2086 # one item a word
+install_debian_deps $DEBIAN_DEPS
 
 # The API server reaches the kubelet by the node's name (Hostname address):
 # it must resolve to loopback, as /etc/hosts has it here.

@@ -119,11 +119,7 @@ for b in containerd containerd-shim-runc-v2 ctr crisweep; do
 done
 "$ROOT/hack/e2e-node/build-suite.sh"
 "$ROOT/hack/e2e-node/build-images.sh"
-for item in runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:iptables; do
-  what="${item%%:*}"
-  if [[ "$what" == /* ]]; then [ -e "$what" ]; else command -v "$what" > /dev/null; fi ||
-    die "missing $what: apt-get install ${item#*:} (make up installs it too)"
-done
+install_debian_deps runc:runc /usr/lib/cni/bridge:containernetworking-plugins iptables:iptables
 { ip -4 route show match "$POD_SUBNET"; ip -4 route show root "$POD_SUBNET"; } | grep -v '^default' | grep -qv " dev $CNI_BRIDGE " &&
   die "$POD_SUBNET clashes with a route of this machine; choose another with E2E_NODE_POD_SUBNET="
 
