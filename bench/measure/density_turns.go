@@ -21,41 +21,51 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/sidecar-kubelet/sidecar-kubelet/bench/results"
 )
 
 // DensityTurn is one kubelet's share of the density runs between two
-// restarts: its runs FirstRun to FirstRun+Runs-1 (bench density's
-// -first-run and -runs).
+// restarts: run Run of every way at each N of Ns (bench density's
+// -first-run, -runs 1 and -n).
 type DensityTurn struct {
-	Kubelet  string
-	FirstRun int
-	Runs     int
+	Kubelet string
+	Run     int
+	Ns      []int
 }
 
-// DensityTurns orders the density runs of the kubelets: one run (every N,
-// every way) of each at a time, every run in the other order from the
-// last (fork, upstream, upstream, fork, fork, ...), consecutive runs of
-// one kubelet in one turn. The goals compare the kubelets run by run: a
-// block of each, half an hour apart, let a drift of the node (the
-// runtime's state, the machine's load) tell them apart; in this order a
-// steady drift touches both alike, and each kubelet restarts once per two
-// runs rather than once per run.
-func DensityTurns(runs int, kubelets []string) []DensityTurn {
+// DensityTurns orders the density runs of the kubelets: for each run and
+// each N, every way of each kubelet, the kubelets' order reversed from one
+// N (and run) to the next (fork, upstream, upstream, fork, ...), so that
+// each kubelet keeps its turn across two N and restarts about once per N.
+// The goals compare a fork way's run with its rival's run of the same
+// index and N: in this order the two are minutes apart, and a spell of
+// the machine's load (its neighbours, on a shared host) falls on both.
+// Turns of a whole run (every N, every way) put pairs up to two turns
+// apart, and with the default ways a fork turn took six times as long as
+// an upstream one: in the reference run of 2026-12-02 (docs/bench's
+// density.json) the fork's runs at 30 pods in its second turn,
+// fork/no-sidecars' among them, spent clearly more of the node's CPU per
+// pod than those of its first, while upstream's runs before and after
+// that turn did not move. Turns do not run across runs: a kubelet whose
+// turn would span two runs restarts between them.
+func DensityTurns(runs int, kubelets []string, ns []int) []DensityTurn {
 	var turns []DensityTurn
 	for run := 0; run < runs; run++ {
-		for i := range kubelets {
-			k := kubelets[i]
-			if run%2 == 1 {
-				k = kubelets[len(kubelets)-1-i]
+		for i, n := range ns {
+			for j := range kubelets {
+				k := kubelets[j]
+				if (run+i)%2 == 1 {
+					k = kubelets[len(kubelets)-1-j]
+				}
+				if last := len(turns) - 1; last >= 0 && turns[last].Kubelet == k && turns[last].Run == run {
+					turns[last].Ns = append(turns[last].Ns, n)
+					continue
+				}
+				turns = append(turns, DensityTurn{Kubelet: k, Run: run, Ns: []int{n}})
 			}
-			if n := len(turns); n > 0 && turns[n-1].Kubelet == k {
-				turns[n-1].Runs++
-				continue
-			}
-			turns = append(turns, DensityTurn{Kubelet: k, FirstRun: run, Runs: 1})
 		}
 	}
 	return turns
@@ -74,19 +84,28 @@ func waysOfRun(ways []results.Way, run int) []results.Way {
 }
 
 // DensityTurnsCommand is bench density-turns: the turns of DensityTurns,
-// one a line, "KUBELET FIRST_RUN RUNS", for hack/bench/run.sh to follow.
+// one a line, "KUBELET RUN N,N...", for hack/bench/run.sh to follow.
 func DensityTurnsCommand(args []string) error {
 	fs := flag.NewFlagSet("density-turns", flag.ContinueOnError)
 	runs := fs.Int("runs", 3, "runs of every way at every N")
 	kubelets := fs.String("kubelets", "", "comma-separated kubelets that have density ways, e.g. fork,upstream")
+	counts := fs.String("n", "", "pods created at once, a comma-separated list, as bench density's -n")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *runs < 1 || *kubelets == "" {
 		return errors.New("density-turns: -runs must be at least 1 and -kubelets name one")
 	}
-	for _, t := range DensityTurns(*runs, strings.Split(*kubelets, ",")) {
-		fmt.Fprintf(os.Stdout, "%s %d %d\n", t.Kubelet, t.FirstRun, t.Runs)
+	ns, err := parseDensityList(*counts)
+	if err != nil {
+		return fmt.Errorf("density-turns: -n: %v", err)
+	}
+	for _, t := range DensityTurns(*runs, strings.Split(*kubelets, ","), ns) {
+		counts := make([]string, len(t.Ns))
+		for i, n := range t.Ns {
+			counts[i] = strconv.Itoa(n)
+		}
+		fmt.Fprintf(os.Stdout, "%s %d %s\n", t.Kubelet, t.Run, strings.Join(counts, ","))
 	}
 	return nil
 }

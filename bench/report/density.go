@@ -91,9 +91,9 @@ type densitySummary struct {
 }
 
 // pairedRatios are a way's figures over a rival's at one N, run by run.
-// The runs of one index are taken close together (DensityTurns: the
-// kubelets take turns fork, upstream, upstream, fork, ...; the ways take
-// turns within a run), so a drift of the machine between turns, which
+// The runs of one index and N are taken close together (DensityTurns: the
+// kubelets take turns N by N, fork, upstream, upstream, fork, ...; the ways
+// take turns within each), so a drift of the machine between turns, which
 // moves the p50s of separate runs apart, touches both runs of a pair
 // alike. P50 is the nearest-rank median of the ratios, Min and Max their
 // range; Pairs 0: none (the figures NaN).
@@ -320,8 +320,8 @@ func summarizeDensity(runs []results.DensityRun) []densitySummary {
 const densityNote = "`bench density`: for each pod count N and way, N pods created at once, each with one sidecar its app\n" +
 	"waits for (the way's kind of sidecar; `fork/no-sidecars`: the same two containers without ordering), whose /ready\n" +
 	"turns 200 between 0.5 and 3 s after it starts (drawn from a seeded generator: every way of a run meets the same\n" +
-	"delays). The ways take turns within each run, each run in another order, and the kubelets run by run (fork, upstream,\n" +
-	"upstream, fork, ...), so that the runs of one index are taken close together and the goals compare them in pairs;\n" +
+	"delays). The ways take turns within each run, each run in another order, and the kubelets N by N (fork, upstream,\n" +
+	"upstream, fork, ...), so that the runs of one index and N are taken close together and the goals compare them in pairs;\n" +
 	"every run deletes its pods, removes their stopped containers and sandboxes through the CRI (what the kubelet's\n" +
 	"garbage collection does once a minute; runs of older benchmarks left them to it, in the next run) and waits until\n" +
 	"neither the API nor the runtime has any left.\n\n" +

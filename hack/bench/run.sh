@@ -19,7 +19,7 @@
 #      bench never-ready: sidecars that stay not ready for their first
 #      minute, a few that turn ready late, and fresh pods created meanwhile
 #      whose sidecars must still be seen ready promptly
-#   6. then bench density, the kubelets taking turns run by run (fork,
+#   6. then bench density, the kubelets taking turns N by N (fork,
 #      upstream, upstream, fork, ...: bench density-turns), each restarted
 #      for its turn: for each N of BENCH_DENSITY, N pods at once, each
 #      with one sidecar its app waits for (ready after 0.5 to 3 s): the time
@@ -81,13 +81,14 @@
 #                    cluster runs no other pod; bench density refuses an N
 #                    the node has no room for; 0 or empty skips them).
 #                    Each way runs BENCH_DENSITY_RUNS times (default 3) at
-#                    each N, the ways taking turns, the kubelets run by
-#                    run; the default list adds about 15 minutes on 2 cores
-#                    (42 runs of 10 or 30 pods, each the pods' start, their
-#                    deletion, the removal of their containers and the
-#                    node's settling, plus a restart, a warm-up run and 8 s
-#                    of idle per kubelet's turn, four turns for three
-#                    runs); 100 pods add about as much again per way.
+#                    each N, the ways taking turns, the kubelets N by N
+#                    (bench density-turns); the default list adds about 15
+#                    minutes on 2 cores (42 runs of 10 or 30 pods, each the
+#                    pods' start, their deletion, the removal of their
+#                    containers and the node's settling, plus a restart, a
+#                    warm-up run and 8 s of idle per kubelet's turn, nine
+#                    turns for three runs of two N); 100 pods add about as
+#                    much again per way.
 #                    On a slower 2-core machine (the runtime 2 s of CPU a
 #                    pod) 110 pods took 225 s to be Ready and over 3
 #                    minutes to go: bench density waits 4 s a pod for
@@ -487,7 +488,7 @@ reclaim_turn() {
 # and, when the components run in their serve cgroups (a cluster started by
 # an older up.sh does not: make up restarts them there), every serving
 # group's CPU from those.
-run_density() { # WAYS FIRST_RUN RUNS
+run_density() { # WAYS FIRST_RUN RUNS NS
   local kubelet_pid containerd_pid serve_args=() reclaim_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   containerd_pid="$(proc_pid containerd)" || die "containerd is not running"
@@ -495,11 +496,11 @@ run_density() { # WAYS FIRST_RUN RUNS
   if [ "${#serve_args[@]}" = 0 ]; then
     log "containerd runs outside a serve cgroup: the density runs measure the kubelet and containerd's daemon alone (make up puts them in)"
   fi
-  log "density runs with $density pods at once, run $(($2 + 1))$([ "$3" = 1 ] || echo " to $(($2 + $3))") of $density_runs: $1"
+  log "density runs with $4 pods at once, run $(($2 + 1))$([ "$3" = 1 ] || echo " to $(($2 + $3))") of $density_runs: $1"
   [ "$reclaim" = 0 ] || reclaim_args=(-reclaim)
   "$work/bench" density -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" "${serve_args[@]}" "${reclaim_args[@]}" \
-    -ways "$1" -n "$density" -first-run "$2" -runs "$3" -seed "$density_seed" -out "$densities"
+    -ways "$1" -n "$4" -first-run "$2" -runs "$3" -seed "$density_seed" -out "$densities"
 }
 # The exec chains (one pod at a time, each sidecar after the previous one's
 # readiness) and the never-ready sidecars (their first minute): the CRI's
@@ -539,23 +540,23 @@ if [ -n "$upstream_ways$upstream_rate_ways$upstream_chain_ways$upstream_never_wa
   [ -z "$upstream_chain_ways" ] || run_chain "$upstream_chain_ways"
   [ -z "$upstream_never_ways" ] || run_never_ready "$upstream_never_ways"
 fi
-# The density runs take turns between the kubelets, one run (every N, every
-# way) at a time, each pair of runs the other way round from the last (bench
-# density-turns): the goals compare the kubelets, and a block of each, half
-# an hour apart, let a drift of the node tell them apart.
+# The density runs take turns between the kubelets, every way of one run at
+# one N at a time, the kubelets' order reversed from one N to the next (bench
+# density-turns): the goals compare the kubelets' runs of one index and N,
+# and turns of a whole run put them up to half an hour apart.
 if [ -n "$fork_density_ways$upstream_density_ways" ]; then
   kubelets=()
   [ -z "$fork_density_ways" ] || kubelets+=(fork)
   [ -z "$upstream_density_ways" ] || kubelets+=(upstream)
-  mapfile -t turns < <("$work/bench" density-turns -runs "$density_runs" -kubelets "$(IFS=,; echo "${kubelets[*]}")")
+  mapfile -t turns < <("$work/bench" density-turns -runs "$density_runs" -kubelets "$(IFS=,; echo "${kubelets[*]}")" -n "$density")
   [ "${#turns[@]}" -gt 0 ] || die "bench density-turns gave no turn"
   for turn in "${turns[@]}"; do
-    read -r k first runs <<< "$turn"
+    read -r k run ns <<< "$turn"
     w="$fork_density_ways" bin="$fork_kubelet"
     [ "$k" = fork ] || w="$upstream_density_ways" bin="$upstream_kubelet"
     current_kubelet="$bin"
     restart_kubelet "$bin"
-    run_density "$w" "$first" "$runs"
+    run_density "$w" "$run" 1 "$ns"
   done
 fi
 # The second configuration (BENCH_GATES): the ways again, both kubelets
