@@ -184,8 +184,9 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # install_debian_deps ITEM... installs, with apt-get, the Debian packages of
 # the ITEMs ("command-or-path:package") whose command or path this machine
-# lacks: what the local cluster and the node e2e run need of the host, so
-# that each target works on a fresh machine by itself.
+# lacks: what the local cluster, the node e2e run and its images need of the
+# host, so that each target works on a fresh machine by itself (as root;
+# otherwise it says what to install).
 install_debian_deps() {
   local item what missing=()
   for item in "$@"; do
@@ -194,6 +195,7 @@ install_debian_deps() {
       missing+=("${item#*:}")
   done
   [ "${#missing[@]}" -gt 0 ] || return 0
+  [ "$(id -u)" = 0 ] || die "missing ${missing[*]}: install them (apt-get install ${missing[*]})"
   log "installing ${missing[*]} with apt-get"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null

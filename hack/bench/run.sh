@@ -488,7 +488,7 @@ reclaim_turn() {
 # and, when the components run in their serve cgroups (a cluster started by
 # an older up.sh does not: make up restarts them there), every serving
 # group's CPU from those.
-run_density() { # WAYS FIRST_RUN RUNS NS
+run_density() { # WAYS RUN NS
   local kubelet_pid containerd_pid serve_args=() reclaim_args=()
   kubelet_pid="$(proc_pid kubelet)" || die "the kubelet is not running"
   containerd_pid="$(proc_pid containerd)" || die "containerd is not running"
@@ -496,11 +496,11 @@ run_density() { # WAYS FIRST_RUN RUNS NS
   if [ "${#serve_args[@]}" = 0 ]; then
     log "containerd runs outside a serve cgroup: the density runs measure the kubelet and containerd's daemon alone (make up puts them in)"
   fi
-  log "density runs with $4 pods at once, run $(($2 + 1))$([ "$3" = 1 ] || echo " to $(($2 + $3))") of $density_runs: $1"
+  log "density runs with $3 pods at once, run $(($2 + 1)) of $density_runs: $1"
   [ "$reclaim" = 0 ] || reclaim_args=(-reclaim)
   "$work/bench" density -kubeconfig "$ADMIN_KUBECONFIG" -cri "unix://$CONTAINERD_SOCK" -pod-logs "$CLUSTER_DIR/pod-logs" \
     -kubelet-url "https://127.0.0.1:$KUBELET_PORT" -kubelet-pid "$kubelet_pid" -containerd-pid "$containerd_pid" "${serve_args[@]}" "${reclaim_args[@]}" \
-    -ways "$1" -n "$4" -first-run "$2" -runs "$3" -seed "$density_seed" -out "$densities"
+    -ways "$1" -n "$3" -first-run "$2" -runs 1 -seed "$density_seed" -out "$densities"
 }
 # The exec chains (one pod at a time, each sidecar after the previous one's
 # readiness) and the never-ready sidecars (their first minute): the CRI's
@@ -556,7 +556,7 @@ if [ -n "$fork_density_ways$upstream_density_ways" ]; then
     [ "$k" = fork ] || w="$upstream_density_ways" bin="$upstream_kubelet"
     current_kubelet="$bin"
     restart_kubelet "$bin"
-    run_density "$w" "$run" 1 "$ns"
+    run_density "$w" "$run" "$ns"
   done
 fi
 # The second configuration (BENCH_GATES): the ways again, both kubelets

@@ -44,17 +44,7 @@ PAUSE_IMAGE="$(image Pause)"
 
 # --- what the images are made of --------------------------------------------------------
 # Debian packages: "command:package".
-deps="busybox:busybox-static bash:bash curl:curl nc:netcat-openbsd ip:iproute2 ss:iproute2 ps:procps"
-missing=()
-for item in $deps; do
-  command -v "${item%%:*}" > /dev/null || missing+=("${item#*:}")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || die "missing ${missing[*]}: install them (apt-get install ${missing[*]})"
-  log "installing ${missing[*]} with apt-get"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
-fi
+install_debian_deps busybox:busybox-static bash:bash curl:curl nc:netcat-openbsd ip:iproute2 ss:iproute2 ps:procps
 busybox="$(command -v busybox)"
 host_tools="bash curl nc ip ss ps"
 host_paths=()
