@@ -30,7 +30,6 @@ package measure
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -167,11 +166,7 @@ func ChainCommand(args []string) error {
 	for rep := 0; rep < *repeat; rep++ {
 		for _, w := range ways {
 			p := measureChain(ctx, r, w, *sidecars, rep, *timeout)
-			line, err := json.Marshal(p)
-			if err != nil {
-				return err
-			}
-			if _, err := f.Write(append(line, '\n')); err != nil {
+			if err := f.write(p); err != nil {
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "  %s\n", chainPodLine(p))

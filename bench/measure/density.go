@@ -34,7 +34,6 @@ package measure
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -1003,11 +1002,7 @@ func DensityCommand(args []string) error {
 		for _, n := range ns {
 			for _, w := range waysOfRun(ways, run) {
 				dr, err := d.measure(ctx, w, n, run, idle)
-				line, jerr := json.Marshal(dr)
-				if jerr != nil {
-					return jerr
-				}
-				if _, werr := f.Write(append(line, '\n')); werr != nil {
+				if werr := f.write(dr); werr != nil {
 					return werr
 				}
 				fmt.Fprintf(os.Stderr, "  %s\n", densityRunLine(dr))

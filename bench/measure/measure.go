@@ -17,9 +17,11 @@ limitations under the License.
 package measure
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -59,11 +61,39 @@ func dialCRI(endpoint string) (runtimeapi.RuntimeServiceClient, *grpc.ClientConn
 	return runtimeapi.NewRuntimeServiceClient(conn), conn, nil
 }
 
+// records is a JSON-lines file of a command's records. Its writes may come
+// from several goroutines at once (bench run's lanes).
+type records struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
 // openRecords opens a JSON-lines file of records for appending, creating
 // it if need be: hack/bench/run.sh runs each command once per kubelet into
 // the same file, and the records of the first must stay.
-func openRecords(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+func openRecords(path string) (*records, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &records{f: f}, nil
+}
+
+// write appends v as one line of JSON.
+func (r *records) write(v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err = r.f.Write(append(line, '\n'))
+	return err
+}
+
+// Close closes the file.
+func (r *records) Close() error {
+	return r.f.Close()
 }
 
 // parseWays reads a comma-separated list of ways' names.

@@ -42,7 +42,6 @@ package measure
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -381,11 +380,7 @@ func NeverReadyCommand(args []string) error {
 	for _, w := range ways {
 		run := measureNeverReady(ctx, r, km, w, *never, late, fresh)
 		fmt.Fprintf(os.Stderr, "  %s\n", neverReadyLine(run))
-		line, err := json.Marshal(run)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(append(line, '\n')); err != nil {
+		if err := f.write(run); err != nil {
 			return err
 		}
 		if err := deleteProbeRatePods(ctx, cs); err != nil {

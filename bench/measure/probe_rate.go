@@ -29,7 +29,6 @@ package measure
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -191,11 +190,7 @@ func ProbeRateCommand(args []string) error {
 			fmt.Fprintf(os.Stderr, "  %s (%s), %d waiting sidecars (all running after %.1f s): %.0f runs/s (%.0f extra, %.0f held back), peak extra %.0f/s\n",
 				w.Name, pr.HandlerName(), pr.Pods, pr.AllRunning/1000, rates.Runs, rates.Extra, rates.Limited, rates.PeakExtra)
 		}
-		line, err := json.Marshal(pr)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(append(line, '\n')); err != nil {
+		if err := f.write(pr); err != nil {
 			return err
 		}
 		if err := deleteProbeRatePods(ctx, cs); err != nil {

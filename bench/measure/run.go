@@ -19,7 +19,6 @@ package measure
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -62,8 +61,8 @@ type runner struct {
 	probeLog       *probeLog   // nil: the kubelet's log is not read
 	criCallLog     *criCallLog // nil: containerd's log is not read
 
-	mu  sync.Mutex // the output file and stderr
-	out *os.File
+	mu  sync.Mutex // stderr: the lanes log at once
+	out *records
 }
 
 // RunCommand runs bench run: every way of -ways, one after the other,
@@ -111,7 +110,7 @@ func RunCommand(args []string) error {
 		return err
 	}
 	defer f.Close()
-	var segs *os.File
+	var segs *records
 	if *segmentsOut != "" {
 		if segs, err = openRecords(*segmentsOut); err != nil {
 			return err
@@ -187,12 +186,7 @@ func RunCommand(args []string) error {
 		if segs == nil {
 			return nil
 		}
-		line, err := json.Marshal(seg)
-		if err != nil {
-			return err
-		}
-		_, err = segs.Write(append(line, '\n'))
-		return err
+		return segs.write(seg)
 	}
 	if err := r.setup(ctx); err != nil {
 		return err
@@ -273,14 +267,7 @@ func (r *runner) runLanes(ctx context.Context, w results.Way, wi, rep, parallel 
 }
 
 func (r *runner) write(s results.Sample) error {
-	line, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, err = r.out.Write(append(line, '\n'))
-	return err
+	return r.out.write(s)
 }
 
 func (r *runner) logf(format string, a ...any) {

@@ -196,8 +196,9 @@ const ExtraCheckRuntimeShare = 4
 // runs each, about 8 s a start) the stop halved that part (p50 979 to 460
 // ms, upstream's 506 to 580) for about two more extra checks a second on
 // the node (3 against 1, the runs' mean), with no difference the runs
-// could tell in the time to all Ready or the node's CPU per pod. An exec check's own duration still spaces its
-// checks (ExtraExecCheckDutyFactor), and the node-wide bound still holds.
+// could tell in the time to all Ready or the node's CPU per pod. An exec
+// check's own duration still spaces its checks (ExtraExecCheckDutyFactor),
+// and the node-wide bound still holds.
 func YieldToRuntime(interval, runtimeStart time.Duration) time.Duration {
 	if runtimeStart <= 0 || runtimeStart > time.Hour {
 		return interval

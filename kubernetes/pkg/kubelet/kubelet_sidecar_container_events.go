@@ -40,6 +40,18 @@ const (
 	containerEventsMaxRetry = time.Minute
 )
 
+// sidecarStopListener is the part of the kubelet's runtime that, in the
+// kill of a pod with sidecars, waits for an annotated sidecar to stop so as
+// to start it again while the apps drain (kuberuntime: sidecarStopEvents).
+type sidecarStopListener interface {
+	// SidecarContainerStopped tells it the runtime reported the
+	// container stopped.
+	SidecarContainerStopped(containerID string)
+	// SidecarStopEventsFollowed tells it whether the kubelet follows the
+	// runtime's container events now.
+	SidecarStopEventsFollowed(followed bool)
+}
+
 // relistOrderedPodsOnContainerStop follows the runtime's container events
 // until ctx ends, and asks the PLEG to relist a pod whose containers the
 // sidecar layout orders as soon as one of its containers stops.
@@ -54,16 +66,27 @@ const (
 // only the stop events, and only for ordered pods: every other pod and
 // event keeps upstream's periodic relist. With EventedPLEG on, its own PLEG
 // follows the stream, and the kubelet does not start this.
+//
+// The same stop events wake the kill of a pod with sidecars that waits for
+// an annotated sidecar to stop, in the runtime (sidecarStopListener), which
+// asks the runtime seldom while the stream is followed.
 func (kl *Kubelet) relistOrderedPodsOnContainerStop(ctx context.Context) {
 	logger := klog.FromContext(ctx)
+	listener, _ := kl.containerRuntime.(sidecarStopListener)
 	retry := containerEventsRetry
 	for ctx.Err() == nil {
 		streamCtx, cancel := context.WithCancel(ctx)
 		events := make(chan *runtimeapi.ContainerEventResponse, 64)
 		ended := make(chan error, 1)
+		if listener != nil {
+			listener.SidecarStopEventsFollowed(true)
+		}
 		go func() { ended <- kl.runtimeService.GetContainerEvents(streamCtx, events, nil) }()
 		err := kl.followContainerStops(streamCtx, events, ended, &retry)
 		cancel()
+		if listener != nil {
+			listener.SidecarStopEventsFollowed(false)
+		}
 		if ctx.Err() != nil {
 			return
 		}
@@ -110,10 +133,18 @@ func (kl *Kubelet) followContainerStops(ctx context.Context, events <-chan *runt
 // relistOrderedPodOnContainerStop asks the PLEG to relist the event's pod
 // at once if the event is a container's stop, the pod's containers the
 // sidecar layout orders and the kubelet is not terminating the pod; it
-// leaves every other event alone.
+// leaves every other event alone. It hands every stop to the runtime's
+// kills that wait for annotated sidecars to stop.
 func (kl *Kubelet) relistOrderedPodOnContainerStop(logger klog.Logger, e *runtimeapi.ContainerEventResponse) {
 	if e.GetContainerEventType() != runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT {
 		return
+	}
+	// A kill waits only for the containers of pods with a sidecar layout;
+	// for any other container this is a map lookup. It comes before the
+	// pod's lookup: a pod deleted at once leaves the pod manager while its
+	// kill still waits.
+	if listener, ok := kl.containerRuntime.(sidecarStopListener); ok {
+		listener.SidecarContainerStopped(e.GetContainerId())
 	}
 	uid := types.UID(e.GetPodSandboxStatus().GetMetadata().GetUid())
 	if uid == "" {

@@ -38,6 +38,7 @@ import (
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/features"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 )
 
 func containerEvent(uid string, eventType runtimeapi.ContainerEventType) *runtimeapi.ContainerEventResponse {
@@ -62,23 +63,29 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 		// terminating: the pod's termination was asked for (a deletion).
 		terminating bool
 		want        []types.UID
+		// wantHanded are the containers whose stop the runtime's kills
+		// were told of.
+		wantHanded []string
 	}{{
 		name:        "a container of a pod with annotated sidecars stopped",
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		event:       containerEvent(uid, stopped),
+		wantHanded:  []string{"c1"},
 		want:        []types.UID{uid},
 	}, {
 		name:        "a container of a pod the kubelet is terminating stopped: the kubelet stopped it and relists after its sync",
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		event:       containerEvent(uid, stopped),
+		wantHanded:  []string{"c1"},
 		terminating: true,
 	}, {
 		name:        "a container of a pod under wait-ready stopped",
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/wait-ready": "true"},
 		event:       containerEvent(uid, stopped),
+		wantHanded:  []string{"c1"},
 		want:        []types.UID{uid},
 	}, {
 		name:        "a container started: the relist tells",
@@ -96,24 +103,28 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		event:       containerEvent(uid, runtimeapi.ContainerEventType_CONTAINER_DELETED_EVENT),
 	}, {
-		name:  "no annotations: upstream",
-		gate:  true,
-		event: containerEvent(uid, stopped),
+		name:       "no annotations: upstream",
+		gate:       true,
+		event:      containerEvent(uid, stopped),
+		wantHanded: []string{"c1"},
 	}, {
 		name:        "another pod's container",
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		event:       containerEvent("other-uid", stopped),
+		wantHanded:  []string{"c1"},
 	}, {
 		name:        "an event without its pod",
 		gate:        true,
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		event:       &runtimeapi.ContainerEventResponse{ContainerId: "c1", ContainerEventType: stopped},
+		wantHanded:  []string{"c1"},
 	}, {
 		name:        "gate off: upstream",
 		gate:        false,
 		annotations: map[string]string{"sidecar-kubelet.io/sidecars": "proxy"},
 		event:       containerEvent(uid, stopped),
+		wantHanded:  []string{"c1"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,12 +142,38 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 				kl.podWorkers.(*fakePodWorkers).terminationRequested = map[types.UID]bool{uid: true}
 			}
 			recorder := recordRelists(kl)
+			listener := &stopListener{Runtime: kl.containerRuntime}
+			kl.containerRuntime = listener
 			kl.relistOrderedPodOnContainerStop(logger, tc.event)
 			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
 				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
 			}
+			if diff := cmp.Diff(tc.wantHanded, listener.stopped); diff != "" {
+				t.Errorf("stops handed to the runtime's kills mismatch (-want +got):\n%s", diff)
+			}
 		})
 	}
+}
+
+// stopListener is a runtime that records what the kubelet tells it of the
+// runtime's container stop events (sidecarStopListener).
+type stopListener struct {
+	kubecontainer.Runtime
+	mu       sync.Mutex
+	stopped  []string
+	followed []bool
+}
+
+func (r *stopListener) SidecarContainerStopped(containerID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = append(r.stopped, containerID)
+}
+
+func (r *stopListener) SidecarStopEventsFollowed(followed bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.followed = append(r.followed, followed)
 }
 
 // eventStreams is a runtime whose container events stream, at each call,
@@ -186,6 +223,8 @@ func TestContainerEventsStreamIsFollowedAgain(t *testing.T) {
 		errs:    []error{errors.New("the runtime restarted"), status.Error(codes.Unimplemented, "no container events")},
 	}
 	kl.runtimeService = runtime
+	listener := &stopListener{Runtime: kl.containerRuntime}
+	kl.containerRuntime = listener
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -201,5 +240,13 @@ func TestContainerEventsStreamIsFollowedAgain(t *testing.T) {
 	}
 	if runtime.calls != 2 {
 		t.Errorf("the stream was followed %d times, want 2: once, and again after it ended", runtime.calls)
+	}
+	// The runtime's kills rely on the events only while the stream is
+	// followed.
+	if diff := cmp.Diff([]bool{true, false, true, false}, listener.followed); diff != "" {
+		t.Errorf("the runtime was told the events are followed mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"c1", "c1"}, listener.stopped); diff != "" {
+		t.Errorf("stops handed to the runtime's kills mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	watchtools "k8s.io/client-go/tools/watch"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"k8s.io/kubernetes/pkg/features"
 	kubeletevents "k8s.io/kubernetes/pkg/kubelet/events"
@@ -237,6 +238,67 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 				"regular-1 started %v after sidecar-1, want within %d s: its readiness is seen at once, not at the startup probe's period (%d s)", waited, startDelay+3, period)
 		})
 
+		ginkgo.It("should start the app containers promptly once the sidecar's readiness probe's initialDelaySeconds are over", func(ctx context.Context) {
+			// A sidecar ready 1 s after it starts, whose readiness probe of
+			// periodSeconds 10 may run only initialDelaySeconds (5) after
+			// the start. Without the feature the kubelet starts regular-1 at
+			// once, with sidecar-1. A kubelet that checked the probe only at
+			// its periods starts it at the first period after the delay, 10
+			// s or more after sidecar-1; one whose extra checks counted from
+			// the start, not from the delay's end, would have backed off by
+			// then.
+			const initialDelay, period = 5, 10
+			pod := &v1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:        "sidecar-ready-after-initial-delay",
+					Annotations: map[string]string{sidecarsAnnotation: sidecar1},
+				},
+				Spec: v1.PodSpec{
+					RestartPolicy: v1.RestartPolicyNever,
+					Containers: []v1.Container{
+						{
+							Name:    sidecar1,
+							Image:   defaultImage,
+							Command: ExecCommand(sidecar1, execCommand{StartDelay: 1, Delay: 600}),
+							ReadinessProbe: &v1.Probe{
+								ProbeHandler:        v1.ProbeHandler{Exec: &v1.ExecAction{Command: []string{"test", "-f", "started"}}},
+								InitialDelaySeconds: initialDelay,
+								PeriodSeconds:       period,
+							},
+						},
+						{
+							Name:    regular1,
+							Image:   defaultImage,
+							Command: ExecCommand(regular1, execCommand{Delay: 600}),
+						},
+					},
+				},
+			}
+			preparePod(pod)
+
+			client := e2epod.NewPodClient(f)
+			pod = client.Create(ctx, pod)
+
+			pod, results := readyPodOutput(ctx, pod)
+
+			ginkgo.By("Analyzing results")
+			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
+			statuses := map[string]v1.ContainerStatus{}
+			for _, status := range pod.Status.ContainerStatuses {
+				statuses[status.Name] = status
+			}
+			sidecar, regular := statuses[sidecar1], statuses[regular1]
+			gomega.Expect(sidecar.State.Running).NotTo(gomega.BeNil(), "sidecar-1 should be running, got %+v", sidecar)
+			gomega.Expect(regular.State.Running).NotTo(gomega.BeNil(), "regular-1 should be running, got %+v", regular)
+			// The statuses' times count whole seconds, rounded down: one
+			// second of slack below, three above, well short of the period.
+			waited := regular.State.Running.StartedAt.Sub(sidecar.State.Running.StartedAt.Time)
+			gomega.Expect(waited).To(gomega.BeNumerically(">=", (initialDelay-1)*time.Second),
+				"regular-1 started %v after sidecar-1, before the readiness probe's initialDelaySeconds (%d s) let it run", waited, initialDelay)
+			gomega.Expect(waited).To(gomega.BeNumerically("<", (initialDelay+3)*time.Second),
+				"regular-1 started %v after sidecar-1, want within %d s: the readiness probe runs as its initialDelaySeconds end, not at its next period (%d s)", waited, initialDelay+3, period)
+		})
+
 		ginkgo.It("should stop the app containers first, then the sidecars in reverse order, within the grace period", func(ctx context.Context) {
 			// Without the feature the kubelet signals every container at
 			// once: both sidecars exit (after 1 s) before regular-1 (after
@@ -377,21 +439,15 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			// after the first delete, which came a second or two before.
 			limit := time.Duration(shortGrace+2+10) * time.Second
 			var last *v1.Pod
-			timeout := time.After(limit)
-			for gone := false; !gone; {
-				select {
-				case event, ok := <-w.ResultChan():
-					if !ok {
-						framework.Failf("the watch of the pod ended before the pod was gone")
-					}
-					if p, isPod := event.Object.(*v1.Pod); isPod {
-						last = p
-					}
-					gone = event.Type == watch.Deleted
-				case <-timeout:
-					framework.Failf("the pod should be gone within %v of the delete with a grace period of %d s", limit, shortGrace)
+			goneCtx, cancel := context.WithTimeout(ctx, limit)
+			defer cancel()
+			_, err = watchtools.UntilWithoutRetry(goneCtx, w, func(event watch.Event) (bool, error) {
+				if p, isPod := event.Object.(*v1.Pod); isPod {
+					last = p
 				}
-			}
+				return event.Type == watch.Deleted, nil
+			})
+			framework.ExpectNoError(err, "the pod should be gone within %v of the delete with a grace period of %d s", limit, shortGrace)
 			framework.Logf("the pod was gone %v after the second delete", time.Since(deletedAgain).Round(time.Millisecond))
 
 			// The runtime's view, precise where the API's is not: each

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -39,10 +40,93 @@ import (
 )
 
 // sidecarExitCheckPeriod is how often the kill of a pod asks the runtime
-// whether an annotated sidecar waiting for its turn has exited: as often as
-// upstream's PLEG relists, so that a sidecar is started again about as soon
-// as a running pod's would be.
+// whether an annotated sidecar waiting for its turn has exited, while the
+// kubelet does not follow the runtime's container stop events (EventedPLEG
+// on, or a runtime without the events stream): as often as upstream's PLEG
+// relists, so that a sidecar is started again about as soon as a running
+// pod's would be.
 var sidecarExitCheckPeriod = time.Second
+
+// sidecarExitSafetyPeriod is how often the kill asks while the kubelet
+// follows those events, which wake it at once (sidecarStopEvents): only in
+// case it missed one, as it may while the stream is followed again after
+// it ended.
+var sidecarExitSafetyPeriod = 10 * time.Second
+
+// sidecarStopEvents hands the runtime's container stop events, which the
+// kubelet follows for pods with a sidecar layout
+// (kubelet_sidecar_container_events.go), to the kills whose annotated
+// sidecars wait for their turn to stop. A sidecar that exits is then
+// started again as soon as it exits, not at the next check, and the kill
+// asks the runtime about it every sidecarExitSafetyPeriod, not every
+// second: at a full node's long drain, that second's ContainerStatus call
+// per waiting sidecar was most of the runtime calls the fork added.
+// The zero value is ready to use.
+type sidecarStopEvents struct {
+	// followed is whether the kubelet follows the events now.
+	followed atomic.Bool
+
+	mu sync.Mutex
+	// waiting holds, per container ID, the channels of the kills that
+	// wait for the container to stop.
+	waiting map[string][]chan struct{}
+}
+
+// watch returns a channel that receives once the runtime reports that the
+// container stopped, and the func to call once the kill no longer waits.
+func (s *sidecarStopEvents) watch(containerID string) (<-chan struct{}, func()) {
+	stopped := make(chan struct{}, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiting == nil {
+		s.waiting = map[string][]chan struct{}{}
+	}
+	s.waiting[containerID] = append(s.waiting[containerID], stopped)
+	return stopped, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.waiting[containerID] = slices.DeleteFunc(s.waiting[containerID], func(c chan struct{}) bool { return c == stopped })
+		if len(s.waiting[containerID]) == 0 {
+			delete(s.waiting, containerID)
+		}
+	}
+}
+
+// stopped wakes the kills that wait for the container to stop; a
+// container no kill waits for costs a map lookup.
+func (s *sidecarStopEvents) stopped(containerID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.waiting[containerID] {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// checkPeriod is how long the kill waits before it asks the runtime again
+// whether a sidecar it keeps up has exited.
+func (s *sidecarStopEvents) checkPeriod() time.Duration {
+	if s.followed.Load() {
+		return sidecarExitSafetyPeriod
+	}
+	return sidecarExitCheckPeriod
+}
+
+// SidecarContainerStopped tells the kills of pods with a sidecar layout
+// that the runtime reported the container stopped. The kubelet calls it
+// for each stop event of the runtime's container events stream.
+func (m *kubeGenericRuntimeManager) SidecarContainerStopped(containerID string) {
+	m.sidecarStops.stopped(containerID)
+}
+
+// SidecarStopEventsFollowed tells the kills whether the kubelet follows
+// the runtime's container stop events now: while it does, they rely on
+// SidecarContainerStopped and ask the runtime seldom.
+func (m *kubeGenericRuntimeManager) SidecarStopEventsFollowed(followed bool) {
+	m.sidecarStops.followed.Store(followed)
+}
 
 // sidecarRestartsKey is the context key of WithSidecarRestarts.
 type sidecarRestartsKey struct{}
@@ -88,20 +172,27 @@ func WithSidecarRestarts(ctx context.Context, pullSecrets []v1.Secret, backOff *
 // waitForTurnKeepingUp waits until every container that must stop before
 // the sidecar has stopped (its turn), until the deadline, or until ctx is
 // cancelled. Meanwhile, if the sidecar is one the pod's order keeps up and
-// the kill may restart it (WithSidecarRestarts), it asks the runtime every
-// sidecarExitCheckPeriod whether the sidecar has exited and, while some app
-// container still runs, starts it again (restartBeforeTurn). It returns the
-// sidecar's container to stop at its turn: the last one it started, or
-// containerID.
+// the kill may restart it (WithSidecarRestarts), it asks the runtime
+// whether the sidecar has exited (at once, then when the runtime reports
+// the sidecar stopped, and every checkPeriod) and, while some app container
+// still runs, starts it again (restartBeforeTurn). It returns the sidecar's
+// container to stop at its turn: the last one it started, or containerID.
 func (m *kubeGenericRuntimeManager) waitForTurnKeepingUp(ctx context.Context, pod *v1.Pod, o *terminationOrdering, containerID kubecontainer.ContainerID, containerSpec *v1.Container) kubecontainer.ContainerID {
 	timer := time.NewTimer(time.Until(o.deadline.At()))
 	defer timer.Stop()
-	// checks ticks while the sidecar is kept up; a nil channel never does.
+	// checks ticks, and stops receives, while the sidecar is kept up; a
+	// nil channel never does.
 	var checks <-chan time.Time
+	var stops <-chan struct{}
 	var check *time.Timer
+	unwatch := func() {}
+	defer func() { unwatch() }()
 	restarts, ok := ctx.Value(sidecarRestartsKey{}).(sidecarRestarts)
 	if ok && slices.Contains(o.sidecarOrder.KeptUp, containerSpec.Name) {
-		check = time.NewTimer(sidecarExitCheckPeriod)
+		stops, unwatch = m.sidecarStops.watch(containerID.ID)
+		// The first check comes at once: the sidecar may have exited
+		// before the watch began, and no event would tell of it.
+		check = time.NewTimer(0)
 		defer check.Stop()
 		checks = check.C
 	}
@@ -110,24 +201,34 @@ func (m *kubeGenericRuntimeManager) waitForTurnKeepingUp(ctx context.Context, po
 			select {
 			case <-prereq:
 				waiting = false
+				continue
 			case <-timer.C:
 				return containerID
 			case <-ctx.Done():
 				return containerID
 			case <-checks:
-				if o.appsStopped() {
-					// The apps are gone: the sidecar is no longer needed.
-					checks = nil
-					continue
-				}
-				var next time.Duration
-				containerID, next = m.restartBeforeTurn(ctx, pod, containerSpec, containerID, o.deadline, restarts)
-				if next < 0 {
-					checks = nil
-					continue
-				}
-				check.Reset(next)
+			case <-stops:
 			}
+			if o.appsStopped() {
+				// The apps are gone: the sidecar is no longer needed.
+				checks, stops = nil, nil
+				continue
+			}
+			previous := containerID
+			var next time.Duration
+			containerID, next = m.restartBeforeTurn(ctx, pod, containerSpec, containerID, o.deadline, restarts)
+			if containerID != previous {
+				// A new container: wait for its stop, and check it at
+				// once, for it may have exited before the watch began.
+				unwatch()
+				stops, unwatch = m.sidecarStops.watch(containerID.ID)
+				next = 0
+			}
+			if next < 0 {
+				checks, stops = nil, nil
+				continue
+			}
+			check.Reset(next)
 		}
 	}
 	return containerID
@@ -148,7 +249,7 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 		return containerID, sidecarExitCheckPeriod
 	}
 	if resp.Status.State != runtimeapi.ContainerState_CONTAINER_EXITED {
-		return containerID, sidecarExitCheckPeriod
+		return containerID, m.sidecarStops.checkPeriod()
 	}
 	defer m.writeStatusDuringKill(ctx, pod, restarts)
 
@@ -176,9 +277,10 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 	newID, err := m.startSidecarAgain(ctx, pod, containerSpec, restarts.pullSecrets)
 	if err != nil {
 		logger.Error(err, "Cannot start again a sidecar that exited before its turn to stop", "pod", klog.KObj(pod), "containerName", containerSpec.Name)
+		// The sidecar stays exited: no event will wake the kill.
 		return containerID, sidecarExitCheckPeriod
 	}
-	return newID, sidecarExitCheckPeriod
+	return newID, m.sidecarStops.checkPeriod()
 }
 
 // writeStatusDuringKill hands the runtime's status of the pod, read now, to

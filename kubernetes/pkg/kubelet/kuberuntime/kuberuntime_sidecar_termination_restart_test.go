@@ -24,12 +24,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	internalapi "k8s.io/cri-api/pkg/apis"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 )
@@ -53,6 +55,9 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 		exits     []sidecarExit
 		// restarts says, if the kill may start sidecars again at all.
 		restarts bool
+		// events: the kubelet follows the runtime's container stop events
+		// and hands each exit to the kill at once.
+		events bool
 		// want lists the containers after the kill as
 		// name/attempt/started-at, the time since the kill began at which
 		// the container started (- for the pod's first ones).
@@ -82,6 +87,26 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 			want:     []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/3s", "b/2/6.5s", "b/3/10.2s", "n/0/-"},
 			// An exit in its back-off is written when it is seen, and the
 			// new container when it starts.
+			wantStatuses: []string{"b/1/running", "b/1/exited", "b/2/running", "b/2/exited", "b/3/running"},
+		},
+		{
+			name:  "b exits while the apps drain, the stop events followed: started again at once",
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
+			exits:        []sidecarExit{{"b", 0, 2500 * time.Millisecond}},
+			restarts:     true,
+			events:       true,
+			want:         []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/2.5s", "n/0/-"},
+			wantStatuses: []string{"b/1/running"},
+		},
+		{
+			name:  "b crashes three times, the stop events followed: only the back-off waits",
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
+			// The second start waits 1 second from b/1's exit at 5.5 s;
+			// the third 2 seconds from b/2's at 8.2 s.
+			exits:        []sidecarExit{{"b", 0, 2500 * time.Millisecond}, {"b", 1, 5500 * time.Millisecond}, {"b", 2, 8200 * time.Millisecond}},
+			restarts:     true,
+			events:       true,
+			want:         []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/2.5s", "b/2/6.5s", "b/3/10.2s", "n/0/-"},
 			wantStatuses: []string{"b/1/running", "b/1/exited", "b/2/running", "b/2/exited", "b/3/running"},
 		},
 		{
@@ -120,10 +145,15 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 				k := newOrderedKillTest(t, tc.grace)
 				k.recorder.stopDelay = tc.stopDelay
 				start := time.Now()
+				k.s.m.SidecarStopEventsFollowed(tc.events)
 				for _, e := range tc.exits {
 					go func() {
 						time.Sleep(e.at)
 						k.s.exit(e.name, e.attempt, 1)
+						if tc.events {
+							// As the kubelet does on the runtime's stop event.
+							k.s.m.SidecarContainerStopped(k.s.containerID(e.name, e.attempt))
+						}
 					}()
 				}
 				var ctx context.Context = k.s.tCtx
@@ -165,5 +195,88 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// statusCounter counts the runtime's ContainerStatus calls per container.
+type statusCounter struct {
+	internalapi.RuntimeService
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (r *statusCounter) ContainerStatus(ctx context.Context, id string, verbose bool) (*runtimeapi.ContainerStatusResponse, error) {
+	r.mu.Lock()
+	r.calls[id]++
+	r.mu.Unlock()
+	return r.RuntimeService.ContainerStatus(ctx, id, verbose)
+}
+
+// TestSidecarsWaitingForTheirTurnAreCheckedSeldomWithStopEvents checks how
+// often the kill asks the runtime whether the annotated sidecars it keeps
+// up have exited, while the apps drain for 15.5 seconds and nothing exits:
+// every second without the runtime's stop events, as upstream's PLEG
+// relists; every 10 seconds while the kubelet follows them, since an exit
+// wakes the kill at once.
+func TestSidecarsWaitingForTheirTurnAreCheckedSeldomWithStopEvents(t *testing.T) {
+	testCases := []struct {
+		name   string
+		events bool
+		// want is the ContainerStatus calls per sidecar: at 0 s, then at
+		// each period until the apps stop at 15.5 s.
+		want map[string]int
+	}{
+		{name: "no stop events: every second", want: map[string]int{"a": 16, "b": 16}},
+		{name: "stop events followed: every 10 seconds", events: true, want: map[string]int{"a": 2, "b": 2}},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				k := newOrderedKillTest(t, 30)
+				k.recorder.stopDelay = map[string]time.Duration{"app1": 15500 * time.Millisecond, "app2": 15500 * time.Millisecond}
+				counter := &statusCounter{RuntimeService: k.s.m.runtimeService, calls: map[string]int{}}
+				k.s.m.runtimeService = counter
+				k.s.m.SidecarStopEventsFollowed(tc.events)
+				ctx := WithSidecarRestarts(k.s.tCtx, nil, k.s.backOff, nil)
+				require.NoError(t, k.s.m.KillPod(ctx, k.s.pod, *k.running, nil))
+				synctest.Wait()
+				got := map[string]int{}
+				for _, name := range []string{"a", "b"} {
+					got[name] = counter.calls[k.s.containerID(name, 0)]
+				}
+				requireDiff(t, tc.want, got, "ContainerStatus calls per kept-up sidecar")
+			})
+		})
+	}
+}
+
+func TestSidecarStopEventsWakeOnlyTheirContainersWaiters(t *testing.T) {
+	var s sidecarStopEvents
+	a, unwatchA := s.watch("a")
+	b, unwatchB := s.watch("b")
+	s.stopped("a")
+	s.stopped("a") // a second event must not block
+	s.stopped("unknown")
+	select {
+	case <-a:
+	default:
+		t.Error("the waiter of a was not woken by a's stop")
+	}
+	select {
+	case <-b:
+		t.Error("the waiter of b was woken by another container's stop")
+	default:
+	}
+	unwatchA()
+	unwatchB()
+	if len(s.waiting) != 0 {
+		t.Errorf("waiters left after unwatch: %v", s.waiting)
+	}
+	if got := s.checkPeriod(); got != sidecarExitCheckPeriod {
+		t.Errorf("check period without events = %s, want %s", got, sidecarExitCheckPeriod)
+	}
+	s.followed.Store(true)
+	if got := s.checkPeriod(); got != sidecarExitSafetyPeriod {
+		t.Errorf("check period with events = %s, want %s", got, sidecarExitSafetyPeriod)
 	}
 }
