@@ -82,7 +82,7 @@ func (kl *Kubelet) relistOrderedPodsOnContainerStop(ctx context.Context) {
 			listener.SidecarStopEventsFollowed(true)
 		}
 		go func() { ended <- kl.runtimeService.GetContainerEvents(streamCtx, events, nil) }()
-		err := kl.followContainerStops(streamCtx, events, ended, &retry)
+		err := kl.followContainerStops(streamCtx, listener, events, ended, &retry)
 		cancel()
 		if listener != nil {
 			listener.SidecarStopEventsFollowed(false)
@@ -106,20 +106,21 @@ func (kl *Kubelet) relistOrderedPodsOnContainerStop(ctx context.Context) {
 
 // followContainerStops hands each event of the stream to
 // relistOrderedPodOnContainerStop until the stream ends, and returns why it
-// ended. An event resets the retry: the stream works.
-func (kl *Kubelet) followContainerStops(ctx context.Context, events <-chan *runtimeapi.ContainerEventResponse, ended <-chan error, retry *time.Duration) error {
+// ended. An event resets the retry: the stream works. listener, if not nil,
+// is the runtime's part that the stops are handed to.
+func (kl *Kubelet) followContainerStops(ctx context.Context, listener sidecarStopListener, events <-chan *runtimeapi.ContainerEventResponse, ended <-chan error, retry *time.Duration) error {
 	logger := klog.FromContext(ctx)
 	for {
 		select {
 		case e := <-events:
 			*retry = containerEventsRetry
-			kl.relistOrderedPodOnContainerStop(logger, e)
+			kl.relistOrderedPodOnContainerStop(logger, listener, e)
 		case err := <-ended:
 			// The events the stream sent before it ended.
 			for {
 				select {
 				case e := <-events:
-					kl.relistOrderedPodOnContainerStop(logger, e)
+					kl.relistOrderedPodOnContainerStop(logger, listener, e)
 				default:
 					return err
 				}
@@ -134,8 +135,8 @@ func (kl *Kubelet) followContainerStops(ctx context.Context, events <-chan *runt
 // at once if the event is a container's stop, the pod's containers the
 // sidecar layout orders and the kubelet is not terminating the pod; it
 // leaves every other event alone. It hands every stop to the runtime's
-// kills that wait for annotated sidecars to stop.
-func (kl *Kubelet) relistOrderedPodOnContainerStop(logger klog.Logger, e *runtimeapi.ContainerEventResponse) {
+// kills that wait for annotated sidecars to stop (listener, unless nil).
+func (kl *Kubelet) relistOrderedPodOnContainerStop(logger klog.Logger, listener sidecarStopListener, e *runtimeapi.ContainerEventResponse) {
 	if e.GetContainerEventType() != runtimeapi.ContainerEventType_CONTAINER_STOPPED_EVENT {
 		return
 	}
@@ -143,7 +144,7 @@ func (kl *Kubelet) relistOrderedPodOnContainerStop(logger klog.Logger, e *runtim
 	// for any other container this is a map lookup. It comes before the
 	// pod's lookup: a pod deleted at once leaves the pod manager while its
 	// kill still waits.
-	if listener, ok := kl.containerRuntime.(sidecarStopListener); ok {
+	if listener != nil {
 		listener.SidecarContainerStopped(e.GetContainerId())
 	}
 	uid := types.UID(e.GetPodSandboxStatus().GetMetadata().GetUid())

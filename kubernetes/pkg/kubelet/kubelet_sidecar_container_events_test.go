@@ -143,8 +143,7 @@ func TestContainerStopRelistsOrderedPods(t *testing.T) {
 			}
 			recorder := recordRelists(kl)
 			listener := &stopListener{Runtime: kl.containerRuntime}
-			kl.containerRuntime = listener
-			kl.relistOrderedPodOnContainerStop(logger, tc.event)
+			kl.relistOrderedPodOnContainerStop(logger, listener, tc.event)
 			if diff := cmp.Diff(tc.want, recorder.relisted); diff != "" {
 				t.Errorf("pods relisted at once mismatch (-want +got):\n%s", diff)
 			}

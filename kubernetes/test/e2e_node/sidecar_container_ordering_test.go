@@ -222,18 +222,10 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
 			framework.ExpectNoError(results.HasNotRestarted(sidecar1))
-			statuses := map[string]v1.ContainerStatus{}
-			for _, status := range pod.Status.ContainerStatuses {
-				statuses[status.Name] = status
-			}
-			sidecar, regular := statuses[sidecar1], statuses[regular1]
-			gomega.Expect(sidecar.RestartCount).To(gomega.BeZero(), "sidecar-1 should have started once, got %+v", sidecar)
-			gomega.Expect(sidecar.State.Running).NotTo(gomega.BeNil(), "sidecar-1 should be running, got %+v", sidecar)
-			gomega.Expect(regular.State.Running).NotTo(gomega.BeNil(), "regular-1 should be running, got %+v", regular)
 			// The statuses' times count whole seconds: sidecar-1 is ready
 			// startDelay s after it starts; 3 s of room, well below the
 			// probe's period.
-			waited := regular.State.Running.StartedAt.Sub(sidecar.State.Running.StartedAt.Time)
+			waited := appStartedAfterSidecar(pod, sidecar1, regular1)
 			gomega.Expect(waited).To(gomega.BeNumerically("<", (startDelay+3)*time.Second),
 				"regular-1 started %v after sidecar-1, want within %d s: its readiness is seen at once, not at the startup probe's period (%d s)", waited, startDelay+3, period)
 		})
@@ -283,16 +275,9 @@ var _ = SIGDescribe("Containers Lifecycle", framework.WithFeatureGate(features.S
 
 			ginkgo.By("Analyzing results")
 			framework.ExpectNoError(results.StartsBefore(sidecar1, regular1))
-			statuses := map[string]v1.ContainerStatus{}
-			for _, status := range pod.Status.ContainerStatuses {
-				statuses[status.Name] = status
-			}
-			sidecar, regular := statuses[sidecar1], statuses[regular1]
-			gomega.Expect(sidecar.State.Running).NotTo(gomega.BeNil(), "sidecar-1 should be running, got %+v", sidecar)
-			gomega.Expect(regular.State.Running).NotTo(gomega.BeNil(), "regular-1 should be running, got %+v", regular)
 			// The statuses' times count whole seconds, rounded down: one
 			// second of slack below, three above, well short of the period.
-			waited := regular.State.Running.StartedAt.Sub(sidecar.State.Running.StartedAt.Time)
+			waited := appStartedAfterSidecar(pod, sidecar1, regular1)
 			gomega.Expect(waited).To(gomega.BeNumerically(">=", (initialDelay-1)*time.Second),
 				"regular-1 started %v after sidecar-1, before the readiness probe's initialDelaySeconds (%d s) let it run", waited, initialDelay)
 			gomega.Expect(waited).To(gomega.BeNumerically("<", (initialDelay+3)*time.Second),
@@ -912,6 +897,22 @@ func startedReadinessProbe() *v1.Probe {
 		},
 		PeriodSeconds: 1,
 	}
+}
+
+// appStartedAfterSidecar checks that the pod's container sidecar started
+// once and runs, and that its container app runs, and returns how long after
+// sidecar app started, by their statuses (whole seconds).
+func appStartedAfterSidecar(pod *v1.Pod, sidecar, app string) time.Duration {
+	ginkgo.GinkgoHelper()
+	statuses := map[string]v1.ContainerStatus{}
+	for _, status := range pod.Status.ContainerStatuses {
+		statuses[status.Name] = status
+	}
+	sidecarStatus, appStatus := statuses[sidecar], statuses[app]
+	gomega.Expect(sidecarStatus.RestartCount).To(gomega.BeZero(), "%s should have started once, got %+v", sidecar, sidecarStatus)
+	gomega.Expect(sidecarStatus.State.Running).NotTo(gomega.BeNil(), "%s should be running, got %+v", sidecar, sidecarStatus)
+	gomega.Expect(appStatus.State.Running).NotTo(gomega.BeNil(), "%s should be running, got %+v", app, appStatus)
+	return appStatus.State.Running.StartedAt.Sub(sidecarStatus.State.Running.StartedAt.Time)
 }
 
 // startedBeforeReady returns an error unless lhs logged Started before rhs

@@ -218,11 +218,9 @@ func (m *kubeGenericRuntimeManager) waitForTurnKeepingUp(ctx context.Context, po
 			var next time.Duration
 			containerID, next = m.restartBeforeTurn(ctx, pod, containerSpec, containerID, o.deadline, restarts)
 			if containerID != previous {
-				// A new container: wait for its stop, and check it at
-				// once, for it may have exited before the watch began.
+				// A new container: wait for its stop too.
 				unwatch()
 				stops, unwatch = m.sidecarStops.watch(containerID.ID)
-				next = 0
 			}
 			if next < 0 {
 				checks, stops = nil, nil
@@ -238,9 +236,9 @@ func (m *kubeGenericRuntimeManager) waitForTurnKeepingUp(ctx context.Context, po
 // container has exited and, if it has, starts it again when its back-off
 // allows and if time remains before the deadline (Deadline.RestartAt). It
 // returns the sidecar's container (the new one, if it started one) and when
-// to ask again; a negative duration means never: the sidecar stays down
-// until its turn. Whenever it finds the sidecar exited, it writes the pod's
-// status last (writeStatusDuringKill).
+// to ask again: at once for a new container, never for a negative duration
+// (the sidecar stays down until its turn). Whenever it finds the sidecar
+// exited, it writes the pod's status last (writeStatusDuringKill).
 func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *v1.Pod, containerSpec *v1.Container, containerID kubecontainer.ContainerID, deadline sidecars.Deadline, restarts sidecarRestarts) (kubecontainer.ContainerID, time.Duration) {
 	logger := klog.FromContext(ctx)
 	resp, err := m.runtimeService.ContainerStatus(ctx, containerID.ID, false)
@@ -280,7 +278,9 @@ func (m *kubeGenericRuntimeManager) restartBeforeTurn(ctx context.Context, pod *
 		// The sidecar stays exited: no event will wake the kill.
 		return containerID, sidecarExitCheckPeriod
 	}
-	return newID, m.sidecarStops.checkPeriod()
+	// The new container is checked at once: it may exit before the kill
+	// watches it, and then no stop event would wake the kill.
+	return newID, 0
 }
 
 // writeStatusDuringKill hands the runtime's status of the pod, read now, to

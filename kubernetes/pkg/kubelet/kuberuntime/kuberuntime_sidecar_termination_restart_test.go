@@ -58,6 +58,10 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 		// events: the kubelet follows the runtime's container stop events
 		// and hands each exit to the kill at once.
 		events bool
+		// exitAfterFirstStatus names the containers (name/attempt) that
+		// exit right after the first read of their status (the one after
+		// their start), before the kill watches them for a stop event.
+		exitAfterFirstStatus map[string]bool
 		// want lists the containers after the kill as
 		// name/attempt/started-at, the time since the kill began at which
 		// the container started (- for the pod's first ones).
@@ -110,6 +114,20 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 			wantStatuses: []string{"b/1/running", "b/1/exited", "b/2/running", "b/2/exited", "b/3/running"},
 		},
 		{
+			name:  "b exits again before the kill watches it, the stop events followed: its new container is checked at once",
+			grace: 30, stopDelay: map[string]time.Duration{"app1": 20 * time.Second, "app2": 20 * time.Second},
+			// b/1 runs after its start and exits before the kill watches
+			// it, so no stop event tells of its exit: the check right after
+			// the start finds it, and b/2 starts after the back-off's 1
+			// second, not at the safety check 10 s later.
+			exits:                []sidecarExit{{"b", 0, 2500 * time.Millisecond}},
+			exitAfterFirstStatus: map[string]bool{"b/1": true},
+			restarts:             true,
+			events:               true,
+			want:                 []string{"a/0/-", "app1/0/-", "app2/0/-", "b/0/-", "b/1/2.5s", "b/2/3.5s", "n/0/-"},
+			wantStatuses:         []string{"b/1/exited", "b/1/exited", "b/2/running"},
+		},
+		{
 			name:  "a exits with less than 2 seconds left: it stays down",
 			grace: 10, stopDelay: map[string]time.Duration{"app1": forever, "app2": forever},
 			exits:        []sidecarExit{{"a", 0, 8500 * time.Millisecond}},
@@ -144,6 +162,7 @@ func TestSidecarExitingBeforeItsTurnIsStartedAgain(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				k := newOrderedKillTest(t, tc.grace)
 				k.recorder.stopDelay = tc.stopDelay
+				k.recorder.exitAfterFirstStatus = tc.exitAfterFirstStatus
 				start := time.Now()
 				k.s.m.SidecarStopEventsFollowed(tc.events)
 				for _, e := range tc.exits {

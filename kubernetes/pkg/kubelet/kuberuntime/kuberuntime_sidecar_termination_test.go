@@ -36,6 +36,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	internalapi "k8s.io/cri-api/pkg/apis"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	apitest "k8s.io/cri-api/pkg/apis/testing"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	"k8s.io/utils/ptr"
@@ -54,6 +55,11 @@ type stopRecorder struct {
 	// hookDelay is how long a container's preStop hook runs; a cancelled
 	// context aborts it, as it aborts an exec.
 	hookDelay map[string]time.Duration
+	// exitAfterFirstStatus names the containers (name/attempt) that exit
+	// right after the first read of their status: one started again is seen
+	// running after its start and exits before the kill watches it, so the
+	// stop event of its exit reaches no kill.
+	exitAfterFirstStatus map[string]bool
 
 	mu  sync.Mutex
 	log []string
@@ -84,6 +90,23 @@ func (r *stopRecorder) ExecSync(ctx context.Context, id string, cmd []string, ti
 		}
 	}
 	return r.RuntimeService.ExecSync(ctx, id, cmd, timeout)
+}
+
+func (r *stopRecorder) ContainerStatus(ctx context.Context, id string, verbose bool) (*runtimeapi.ContainerStatusResponse, error) {
+	resp, err := r.RuntimeService.ContainerStatus(ctx, id, verbose)
+	if err != nil {
+		return resp, err
+	}
+	r.fake.Lock()
+	defer r.fake.Unlock()
+	c := r.fake.Containers[id]
+	if key := fmt.Sprintf("%s/%d", c.Metadata.Name, c.Metadata.Attempt); r.exitAfterFirstStatus[key] {
+		delete(r.exitAfterFirstStatus, key)
+		c.State = runtimeapi.ContainerState_CONTAINER_EXITED
+		c.ExitCode = 1
+		c.FinishedAt = time.Now().UnixNano()
+	}
+	return resp, nil
 }
 
 func (r *stopRecorder) StopContainer(ctx context.Context, id string, timeout int64) error {
