@@ -102,9 +102,7 @@ func (r *stopRecorder) ContainerStatus(ctx context.Context, id string, verbose b
 	c := r.fake.Containers[id]
 	if key := fmt.Sprintf("%s/%d", c.Metadata.Name, c.Metadata.Attempt); r.exitAfterFirstStatus[key] {
 		delete(r.exitAfterFirstStatus, key)
-		c.State = runtimeapi.ContainerState_CONTAINER_EXITED
-		c.ExitCode = 1
-		c.FinishedAt = time.Now().UnixNano()
+		exitFakeContainer(c, 1)
 	}
 	return resp, nil
 }

@@ -152,7 +152,12 @@ func (s *sidecarTest) exit(name string, attempt uint32, code int32) {
 	id := s.containerID(name, attempt)
 	s.runtime.Lock()
 	defer s.runtime.Unlock()
-	c := s.runtime.Containers[id]
+	exitFakeContainer(s.runtime.Containers[id], code)
+}
+
+// exitFakeContainer marks c exited with code now, as the runtime reports a
+// container whose process ended. The caller holds the fake runtime's lock.
+func exitFakeContainer(c *apitest.FakeContainer, code int32) {
 	c.State = runtimeapi.ContainerState_CONTAINER_EXITED
 	c.ExitCode = code
 	c.FinishedAt = time.Now().UnixNano()
@@ -175,9 +180,7 @@ func (s *sidecarTest) sandboxDied(exitCode int32) {
 	s.runtime.Sandboxes[sandboxes[0]].State = runtimeapi.PodSandboxState_SANDBOX_NOTREADY
 	for _, c := range s.runtime.Containers {
 		if c.SandboxID == sandboxes[0] && c.State == runtimeapi.ContainerState_CONTAINER_RUNNING {
-			c.State = runtimeapi.ContainerState_CONTAINER_EXITED
-			c.ExitCode = exitCode
-			c.FinishedAt = time.Now().UnixNano()
+			exitFakeContainer(c, exitCode)
 		}
 	}
 }
