@@ -99,7 +99,7 @@ bench: kubelet ## benchmarks on the local cluster (make up first): fork vs nativ
 # that a reference is taken again as it was and the next one cannot drop a
 # setting by mistake.
 BENCH_REFERENCE_SETTINGS = BENCH_REPEAT=2 BENCH_PARALLEL=4 BENCH_DENSITY=10,30,100,110 BENCH_GATES=EventedPLEG=true BENCH_RECLAIM=1
-bench-reference: kubelet ## the committed reference run: make bench with the Makefile's BENCH_REFERENCE_SETTINGS (a full node, the EventedPLEG column, BENCH_RECLAIM=1; about 2 hours on 2 cores, on a quiet machine, after make up)
+bench-reference: kubelet ## the committed reference run: make bench with the Makefile's BENCH_REFERENCE_SETTINGS (the full node's density points, the EventedPLEG column, the page cache dropped; about 2 hours on 2 cores, on a quiet machine, after make up)
 	env $(BENCH_REFERENCE_SETTINGS) hack/bench/run.sh
 
 test-bench: ## unit tests of the benchmark program (bench/)
